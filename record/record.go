@@ -1,0 +1,21 @@
+// Package record owns Kafka's message formats: V2 record batches (written and
+// read) and the legacy V0/V1 message sets (read only), with their compression
+// codecs, CRCs and validation. It imports nothing else of partfs.
+package record
+
+// Header is one record header. A nil Value is a null header value.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// Record is one logical record. A nil Key or Value is null; a nil Value is a
+// tombstone. When a Record is produced by a decoder its slices may alias the
+// decoder's buffers and are valid only until the decoder moves on.
+type Record struct {
+	Offset    int64
+	Timestamp int64 // epoch ms; -1 for V0 messages
+	Key       []byte
+	Value     []byte
+	Headers   []Header
+}
