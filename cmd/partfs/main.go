@@ -1,0 +1,55 @@
+// Command partfs keeps Kafka-style partition logs on local disk and mounts
+// them as a FUSE filesystem. This package holds flags and wiring only.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string) int
+}
+
+func commands() []command {
+	return []command{
+		{"mount", "serve DATADIR on MOUNTPOINT until SIGINT/SIGTERM or umount", mountCmd},
+		{"dump", "print segment, index and checkpoint files (like kafka-dump-log.sh)", dumpCmd},
+		{"check", "verify every segment and index of an unmounted DATADIR", checkCmd},
+		{"compact", "run the log cleaner once on an unmounted DATADIR", compactCmd},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+func run(args []string, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "partfs: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: partfs COMMAND [flags] ARGS...")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'partfs COMMAND --help' for a command's flags and examples.")
+}
