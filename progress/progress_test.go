@@ -1,0 +1,67 @@
+package progress
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+func TestLineRateAndETA(t *testing.T) {
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	off := false
+	var out bytes.Buffer
+	r := Start(&out, "check", 100<<20, Options{Now: c.now, Terminal: &off, Interval: time.Hour})
+	r.Add(25 << 20)
+	c.add(time.Second)
+	if got, want := r.Line(), "check: 25.0 MiB of 100.0 MiB (25%), 25.0 MiB/s, ETA 3s"; got != want {
+		t.Fatalf("line = %q, want %q", got, want)
+	}
+	r.Done("3 segments")
+	if !strings.HasSuffix(out.String(), "ETA 3s; 3 segments\n") {
+		t.Fatalf("final output %q", out.String())
+	}
+}
+
+func TestPlainLinesArePeriodic(t *testing.T) {
+	off := false
+	var mu sync.Mutex
+	var out bytes.Buffer
+	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) })
+	r := Start(w, "compact", 0, Options{Terminal: &off, Interval: 10 * time.Millisecond})
+	r.Add(2048)
+	time.Sleep(60 * time.Millisecond)
+	r.Done("")
+	mu.Lock()
+	defer mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("want periodic lines plus a final one, got %q", out.String())
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "compact: 2.0 KiB, ") || strings.Contains(l, "\r") {
+			t.Fatalf("bad plain line %q", l)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 3 << 30: "3.0 GiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
