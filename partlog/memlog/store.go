@@ -1,0 +1,209 @@
+// Package memlog is an in-memory partlog.Store: the reference backend that
+// fs/ is tested against, and a model of the partition log's observable rules
+// (offsets, segments, snapshots, ListOffsets by time, sidecars). It keeps
+// records in memory only; nothing is durable.
+package memlog
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/partfs/partfs/partlog"
+)
+
+// Options configure a Store.
+type Options struct {
+	Now      func() time.Time  // clock for timestamps (default time.Now)
+	ReadOnly bool              // every change fails with ErrReadOnly
+	Defaults map[string]string // mount-wide config defaults (not stored)
+}
+
+// Store is an in-memory set of topics.
+type Store struct {
+	opt    Options
+	nextID atomic.Uint64 // segment IDs
+
+	mu     sync.Mutex
+	topics map[string]*topic // REQUIRES: mu held
+	closed bool
+}
+
+type topic struct {
+	name  string
+	conf  map[string]string
+	parts []*Log
+}
+
+var _ partlog.Store = (*Store)(nil)
+
+// New returns an empty store.
+func New(opt Options) *Store {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return &Store{opt: opt, topics: map[string]*topic{}}
+}
+
+// ValidTopic reports whether name follows Kafka's topic name rule.
+func ValidTopic(name string) bool {
+	if name == "" || len(name) > 249 || name == "." || name == ".." {
+		return false
+	}
+	for _, c := range []byte(name) {
+		ok := c == '.' || c == '_' || c == '-' || (c >= 'a' && c <= 'z') ||
+			(c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Topics returns the topic names, sorted.
+func (s *Store) Topics() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.topics))
+	for n := range s.topics {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *Store) topic(name string) (*topic, error) {
+	t, ok := s.topics[name]
+	if !ok {
+		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	return t, nil
+}
+
+// Partitions returns the partition count of topic.
+func (s *Store) Partitions(name string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.topic(name)
+	if err != nil {
+		return 0, err
+	}
+	return len(t.parts), nil
+}
+
+// CreateTopic creates a topic with partition 0.
+func (s *Store) CreateTopic(name string) error {
+	if !ValidTopic(name) {
+		return fmt.Errorf("topic name %q: %w", name, partlog.ErrInvalid)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opt.ReadOnly {
+		return partlog.ErrReadOnly
+	}
+	if _, ok := s.topics[name]; ok {
+		return fmt.Errorf("topic %q: %w", name, partlog.ErrExists)
+	}
+	t := &topic{name: name, conf: map[string]string{}}
+	s.topics[name] = t
+	t.parts = append(t.parts, s.newLog(t, 0))
+	return nil
+}
+
+// AddPartition adds partition n, which must equal the partition count.
+func (s *Store) AddPartition(name string, n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opt.ReadOnly {
+		return partlog.ErrReadOnly
+	}
+	t, err := s.topic(name)
+	if err != nil {
+		return err
+	}
+	if n < len(t.parts) {
+		return fmt.Errorf("partition %s-%d: %w", name, n, partlog.ErrExists)
+	}
+	if n != len(t.parts) {
+		return fmt.Errorf("partition %s-%d: next is %d: %w", name, n, len(t.parts), partlog.ErrInvalid)
+	}
+	t.parts = append(t.parts, s.newLog(t, n))
+	return nil
+}
+
+// Partition returns partition n of topic.
+func (s *Store) Partition(name string, n int) (partlog.Log, error) {
+	l, err := s.Log(name, n)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Log returns the concrete log, for tests that drive retention/compaction.
+func (s *Store) Log(name string, n int) (*Log, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.topic(name)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || n >= len(t.parts) {
+		return nil, fmt.Errorf("partition %s-%d: %w", name, n, partlog.ErrNotFound)
+	}
+	return t.parts[n], nil
+}
+
+// TopicConfig returns the effective configuration of topic.
+func (s *Store) TopicConfig(name string) ([]partlog.KV, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.topic(name)
+	if err != nil {
+		return nil, err
+	}
+	return effective(s.opt.Defaults, t.conf), nil
+}
+
+// SetTopicConfig validates all of kv, then applies it.
+func (s *Store) SetTopicConfig(name string, kv []partlog.KV) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opt.ReadOnly {
+		return partlog.ErrReadOnly
+	}
+	t, err := s.topic(name)
+	if err != nil {
+		return err
+	}
+	for _, p := range kv {
+		if err := validate(p.Key, p.Value); err != nil {
+			return err
+		}
+	}
+	for _, p := range kv {
+		t.conf[p.Key] = p.Value
+	}
+	return nil
+}
+
+// ReadOnly reports whether the store refuses changes.
+func (s *Store) ReadOnly() bool { return s.opt.ReadOnly }
+
+// Close marks the store closed; it is idempotent.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+func (s *Store) newID() uint64 { return s.nextID.Add(1) }
+
+func (s *Store) config(t *topic) []partlog.KV {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return effective(s.opt.Defaults, t.conf)
+}
