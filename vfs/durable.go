@@ -1,0 +1,45 @@
+package vfs
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// WriteFileDurable replaces name with data so that after a crash the file
+// holds either its old or its new contents: it writes name+".tmp", fsyncs
+// it, renames it over name and fsyncs the directory (Kafka's
+// atomicMoveWithFallback, prometheus' fileutil.Rename).
+func WriteFileDurable(fs FS, name string, data []byte) error {
+	tmp := name + ".tmp"
+	if err := writeSynced(fs, tmp, data); err != nil {
+		fs.Remove(tmp) //nolint:errcheck // best effort cleanup
+		return err
+	}
+	if err := fs.Rename(tmp, name); err != nil {
+		fs.Remove(tmp) //nolint:errcheck // best effort cleanup
+		return fmt.Errorf("rename %s to %s: %w", tmp, name, err)
+	}
+	if err := fs.SyncDir(filepath.Dir(name)); err != nil {
+		return fmt.Errorf("sync directory of %s: %w", name, err)
+	}
+	return nil
+}
+
+func writeSynced(fs FS, name string, data []byte) error {
+	f, err := fs.Create(name)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("fsync %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// osFS is the operating system's filesystem.
+type osFS struct{}
+
+func (osFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
+	f, err := os.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (fs osFS) Create(name string) (File, error) {
+	return fs.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+}
+
+func (fs osFS) Open(name string) (File, error) { return fs.OpenFile(name, os.O_RDONLY, 0) }
+
+func (osFS) Remove(name string) error                     { return os.Remove(name) }
+func (osFS) RemoveAll(name string) error                  { return os.RemoveAll(name) }
+func (osFS) Rename(oldname, newname string) error         { return os.Rename(oldname, newname) }
+func (osFS) MkdirAll(name string, perm os.FileMode) error { return os.MkdirAll(name, perm) }
+func (osFS) Stat(name string) (os.FileInfo, error)        { return os.Stat(name) }
+
+func (osFS) Chtimes(name string, atime, mtime time.Time) error {
+	return os.Chtimes(name, atime, mtime)
+}
+
+// ReadDir lists directory name; entries that vanish while listing are
+// left out.
+func (osFS) ReadDir(name string) ([]os.FileInfo, error) {
+	des, err := os.ReadDir(name)
+	if err != nil {
+		return nil, err
+	}
+	infos := make([]os.FileInfo, 0, len(des))
+	for _, de := range des {
+		fi, err := de.Info()
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		infos = append(infos, fi)
+	}
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
+	return infos, nil
+}
+
+func (osFS) SyncDir(name string) error {
+	d, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	if err := d.Sync(); err != nil {
+		d.Close()
+		return fmt.Errorf("fsync directory %s: %w", name, err)
+	}
+	return d.Close()
+}
+
+// Lock takes a non-blocking exclusive flock on name.
+func (osFS) Lock(name string) (io.Closer, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock file: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, lockHeldError(name)
+		}
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return osLock{f}, nil
+}
+
+// ErrLocked is matched by the error of Lock when another holder has the lock.
+var ErrLocked = errors.New("lock held")
+
+func lockHeldError(name string) error {
+	return fmt.Errorf("data directory %s is in use by another partfs (lock held on %s): %w",
+		filepath.Dir(name), name, ErrLocked)
+}
+
+type osLock struct{ f *os.File }
+
+func (l osLock) Close() error {
+	err := unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,54 @@
+// Package vfs is the filesystem seam of partfs, after pebble's vfs: every
+// file and directory operation of the partition log goes through an FS, so
+// tests can swap the operating system for an in-memory filesystem that
+// simulates crashes (CrashFS) or one that injects errors (NewErrorFS). It
+// also owns the one durable-rename helper, WriteFileDurable. It imports
+// nothing else of partfs.
+package vfs
+
+import (
+	"io"
+	"os"
+	"time"
+)
+
+// File is an open file. *os.File satisfies it.
+type File interface {
+	io.ReaderAt
+	io.WriterAt
+	io.Writer
+	io.Closer
+	// Sync makes the file's data durable (fsync).
+	Sync() error
+	Truncate(size int64) error
+	Stat() (os.FileInfo, error)
+	Name() string
+}
+
+// FS is a filesystem. Names are slash-separated paths as for package os.
+type FS interface {
+	OpenFile(name string, flag int, perm os.FileMode) (File, error)
+	// Create creates or truncates name for reading and writing.
+	Create(name string) (File, error)
+	// Open opens name read-only.
+	Open(name string) (File, error)
+	Remove(name string) error
+	RemoveAll(name string) error
+	// Rename renames oldname to newname, replacing newname if it exists.
+	Rename(oldname, newname string) error
+	MkdirAll(name string, perm os.FileMode) error
+	// ReadDir lists the entries of directory name sorted by name.
+	ReadDir(name string) ([]os.FileInfo, error)
+	Stat(name string) (os.FileInfo, error)
+	// SyncDir makes the directory's entries (creations, renames, removals
+	// inside it) durable.
+	SyncDir(name string) error
+	// Lock takes an exclusive lock on the file name (created if missing).
+	// If another holder has it, the error names the directory and the lock
+	// file. Close releases it.
+	Lock(name string) (io.Closer, error)
+	Chtimes(name string, atime, mtime time.Time) error
+}
+
+// Default is the operating system's filesystem.
+var Default FS = osFS{}
