@@ -1,0 +1,161 @@
+package compact
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math/bits"
+)
+
+// SlotBytes is the memory of one offset map slot: a 128-bit key hash and an
+// 8-byte offset, as in Kafka's SkimpyOffsetMap.
+const SlotBytes = 24
+
+// slot is one map entry; off holds offset+1 so that a zero slot is empty.
+type slot struct {
+	h1, h2 uint64
+	off    int64
+}
+
+// OffsetMap maps keys (by a 128-bit hash) to the latest offset seen for
+// them, in fixed memory. It is not safe for concurrent use.
+type OffsetMap struct {
+	slots   []slot
+	n       uint64 // len(slots), a prime so that every probe step cycles through all slots
+	limit   int    // fill limit: slots × load factor
+	entries int
+	latest  int64
+	seed1   maphash.Seed
+	seed2   maphash.Seed
+}
+
+// NewOffsetMap allocates a map using memory bytes (rounded down to a prime
+// number of 24-byte slots) that accepts new keys up to loadFactor of its
+// slots.
+func NewOffsetMap(memory int64, loadFactor float64) (*OffsetMap, error) {
+	if loadFactor <= 0 || loadFactor > 1 {
+		return nil, fmt.Errorf("offset map: load factor %v not in (0,1]", loadFactor)
+	}
+	n := largestPrimeAtMost(uint64(memory / SlotBytes))
+	if n < 2 {
+		return nil, fmt.Errorf("offset map: %d bytes is less than two %d-byte slots", memory, SlotBytes)
+	}
+	m := &OffsetMap{slots: make([]slot, n), n: n, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed()}
+	m.limit = int(float64(n) * loadFactor)
+	if m.limit < 1 {
+		m.limit = 1
+	}
+	m.latest = -1
+	return m, nil
+}
+
+// Slots returns the number of slots; Limit the number of keys it accepts.
+func (m *OffsetMap) Slots() int { return int(m.n) }
+
+// Limit is the number of distinct keys the map accepts before it is full.
+func (m *OffsetMap) Limit() int { return m.limit }
+
+// Len returns the number of distinct keys in the map.
+func (m *OffsetMap) Len() int { return m.entries }
+
+// Full reports whether no new key can be added.
+func (m *OffsetMap) Full() bool { return m.entries >= m.limit }
+
+// LatestOffset is the offset of the last Put, -1 after Clear.
+func (m *OffsetMap) LatestOffset() int64 { return m.latest }
+
+// MemoryBytes is the fixed memory the slots take.
+func (m *OffsetMap) MemoryBytes() int64 { return int64(m.n) * SlotBytes }
+
+// Clear empties the map, keeping its memory.
+func (m *OffsetMap) Clear() {
+	clear(m.slots)
+	m.entries = 0
+	m.latest = -1
+}
+
+// Put records offset as the latest for key. It returns false, changing
+// nothing, when key is new and the map is full.
+func (m *OffsetMap) Put(key []byte, offset int64) bool {
+	h1, h2 := m.hash(key)
+	i, step := m.start(h1, h2)
+	for {
+		s := &m.slots[i]
+		if s.off == 0 {
+			if m.entries >= m.limit {
+				return false
+			}
+			*s = slot{h1: h1, h2: h2, off: offset + 1}
+			m.entries++
+			m.latest = offset
+			return true
+		}
+		if s.h1 == h1 && s.h2 == h2 {
+			s.off = offset + 1
+			m.latest = offset
+			return true
+		}
+		i = m.next(i, step)
+	}
+}
+
+// Get returns the latest offset put for key, or -1.
+func (m *OffsetMap) Get(key []byte) int64 {
+	h1, h2 := m.hash(key)
+	i, step := m.start(h1, h2)
+	for probes := uint64(0); probes < m.n; probes++ {
+		s := &m.slots[i]
+		if s.off == 0 {
+			return -1
+		}
+		if s.h1 == h1 && s.h2 == h2 {
+			return s.off - 1
+		}
+		i = m.next(i, step)
+	}
+	return -1
+}
+
+func (m *OffsetMap) hash(key []byte) (uint64, uint64) {
+	return maphash.Bytes(m.seed1, key), maphash.Bytes(m.seed2, key)
+}
+
+// start returns the first probe slot and the double-hashing step
+// (1..n-1, so with a prime n the probe sequence visits every slot).
+func (m *OffsetMap) start(h1, h2 uint64) (uint64, uint64) {
+	i, _ := bits.Mul64(h1, m.n)
+	step, _ := bits.Mul64(h2, m.n-1)
+	return i, step + 1
+}
+
+func (m *OffsetMap) next(i, step uint64) uint64 {
+	i += step
+	if i >= m.n {
+		i -= m.n
+	}
+	return i
+}
+
+// largestPrimeAtMost returns the largest prime <= n, or 0 when n < 2.
+func largestPrimeAtMost(n uint64) uint64 {
+	for ; n >= 2; n-- {
+		if isPrime(n) {
+			return n
+		}
+	}
+	return 0
+}
+
+func isPrime(n uint64) bool {
+	if n < 4 {
+		return n >= 2
+	}
+	if n%2 == 0 {
+		return false
+	}
+	for d := uint64(3); d*d <= n; d += 2 {
+		if n%d == 0 {
+			return false
+		}
+	}
+	return true
+}
