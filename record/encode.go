@@ -1,6 +1,14 @@
 package record
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // BatchOptions tune one encoded V2 batch.
 type BatchOptions struct {
@@ -27,15 +35,163 @@ type BatchOptions struct {
 }
 
 // Encoder writes V2 batches. It keeps reusable buffers and compressors, so
-// reuse one Encoder per goroutine; the zero value is ready to use.
+// use one Encoder per goroutine; the zero value is ready to use.
 type Encoder struct {
 	raw []byte // the uncompressed records area when compressing
+	cmp compressors
 }
+
+// errTooLarge is returned for a batch that cannot be framed (int32 sizes).
+var errTooLarge = errors.New("record: batch larger than 2 GiB")
 
 // AppendBatch appends one V2 batch holding recs to dst and returns the
 // extended slice. Record i gets offset baseOffset+i (Record.Offset is
 // ignored); timestamps are used as given (baseTimestamp = the first,
-// maxTimestamp = the largest). On error dst is returned unchanged in length.
+// maxTimestamp = the largest). On error dst is returned with its original
+// length.
 func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt BatchOptions) ([]byte, error) {
-	return dst, errors.New("record: AppendBatch not implemented yet")
+	if !opt.Codec.valid() {
+		return dst, fmt.Errorf("record: cannot encode with codec %d", opt.Codec)
+	}
+	start := len(dst)
+	baseTs, maxTs := batchTimestamps(recs, opt)
+	dst = append(dst, make([]byte, BatchHeaderSize)...)
+	var err error
+	if opt.Codec == None {
+		dst, err = appendRecords(dst, recs, baseTs)
+	} else {
+		e.raw, err = appendRecords(e.raw[:0], recs, baseTs)
+		if err == nil {
+			dst, err = e.cmp.compress(dst, e.raw, opt.Codec)
+		}
+	}
+	if err == nil && len(dst)-start-LogOverhead > math.MaxInt32 {
+		err = errTooLarge
+	}
+	if err != nil {
+		return dst[:start], err
+	}
+	writeHeader(dst[start:], baseOffset, len(recs), baseTs, maxTs, &opt)
+	return dst, nil
+}
+
+// batchTimestamps returns baseTimestamp and maxTimestamp as Kafka writes them.
+func batchTimestamps(recs []Record, opt BatchOptions) (base, max int64) {
+	base, max = -1, -1
+	for i := range recs {
+		if i == 0 {
+			base = recs[i].Timestamp
+		}
+		if recs[i].Timestamp > max {
+			max = recs[i].Timestamp
+		}
+	}
+	if opt.DeleteHorizonMs > 0 {
+		base = opt.DeleteHorizonMs
+	}
+	if opt.LogAppendTime {
+		max = opt.LogAppendTimeMs
+	}
+	return base, max
+}
+
+// writeHeader fills the 61-byte header at b[0:] and the CRC over b[21:].
+func writeHeader(b []byte, baseOffset int64, n int, baseTs, maxTs int64, opt *BatchOptions) {
+	be := binary.BigEndian
+	pid, epoch, seq, ple := int64(-1), int16(-1), int32(-1), int32(-1)
+	if opt.KeepProducer {
+		pid, epoch, seq, ple = opt.ProducerID, opt.ProducerEpoch, opt.BaseSequence, opt.PartitionLeaderEpoch
+	}
+	lastDelta := int32(n - 1)
+	if opt.LastOffsetDelta > 0 {
+		lastDelta = opt.LastOffsetDelta
+	}
+	if n == 0 && opt.LastOffsetDelta <= 0 {
+		lastDelta = 0
+	}
+	be.PutUint64(b[0:], uint64(baseOffset))
+	be.PutUint32(b[8:], uint32(len(b)-LogOverhead))
+	be.PutUint32(b[12:], uint32(ple))
+	b[16] = 2
+	be.PutUint16(b[21:], uint16(attributes(opt)))
+	be.PutUint32(b[23:], uint32(lastDelta))
+	be.PutUint64(b[27:], uint64(baseTs))
+	be.PutUint64(b[35:], uint64(maxTs))
+	be.PutUint64(b[43:], uint64(pid))
+	be.PutUint16(b[51:], uint16(epoch))
+	be.PutUint32(b[53:], uint32(seq))
+	be.PutUint32(b[57:], uint32(n))
+	be.PutUint32(b[17:], crc32.Checksum(b[21:], castagnoli))
+}
+
+func attributes(opt *BatchOptions) int16 {
+	a := int16(opt.Codec)
+	if opt.LogAppendTime {
+		a |= attrLogAppendTime
+	}
+	if opt.Transactional {
+		a |= attrTransactional
+	}
+	if opt.Control {
+		a |= attrControl
+	}
+	if opt.DeleteHorizonMs > 0 {
+		a |= attrDeleteHorizon
+	}
+	return a
+}
+
+// appendRecords appends the records area (uncompressed) to b.
+func appendRecords(b []byte, recs []Record, baseTs int64) ([]byte, error) {
+	for i := range recs {
+		r := &recs[i]
+		body, err := recordBodyLen(r, r.Timestamp-baseTs, i)
+		if err != nil {
+			return b, err
+		}
+		b = appendVarint(b, int64(body))
+		b = append(b, 0) // attributes
+		b = appendVarint(b, r.Timestamp-baseTs)
+		b = appendVarint(b, int64(i))
+		b = appendBytesField(b, r.Key)
+		b = appendBytesField(b, r.Value)
+		b = appendVarint(b, int64(len(r.Headers)))
+		for j := range r.Headers {
+			h := &r.Headers[j]
+			b = appendVarint(b, int64(len(h.Key)))
+			b = append(b, h.Key...)
+			b = appendBytesField(b, h.Value)
+		}
+	}
+	return b, nil
+}
+
+// appendBytesField writes a varint length (-1 for nil) and the bytes.
+func appendBytesField(b, v []byte) []byte {
+	if v == nil {
+		return append(b, 1) // zigzag(-1)
+	}
+	b = appendVarint(b, int64(len(v)))
+	return append(b, v...)
+}
+
+// recordBodyLen is the record's length field: its bytes after that field.
+func recordBodyLen(r *Record, tsDelta int64, offDelta int) (int, error) {
+	n := 1 + varintLen(tsDelta) + varintLen(int64(offDelta))
+	n += bytesFieldLen(r.Key) + bytesFieldLen(r.Value) + varintLen(int64(len(r.Headers)))
+	for j := range r.Headers {
+		h := &r.Headers[j]
+		n += varintLen(int64(len(h.Key))) + len(h.Key) + bytesFieldLen(h.Value)
+	}
+	if n > math.MaxInt32-5 || len(r.Key) > math.MaxInt32 || len(r.Value) > math.MaxInt32 {
+		return 0, errTooLarge
+	}
+	return n, nil
+}
+
+func bytesFieldLen(v []byte) int {
+	if v == nil {
+		return 1
+	}
+	return varintLen(int64(len(v))) + len(v)
 }

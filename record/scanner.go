@@ -1,6 +1,12 @@
 package record
 
-import "io"
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+)
 
 // Batch is one batch (V2) or message/wrapper (V0/V1) as found by a Scanner.
 type Batch struct {
@@ -10,31 +16,154 @@ type Batch struct {
 	File   string // the name used in errors
 }
 
+// DefaultMaxBatchSize is the default Scanner.MaxBatchSize.
+const DefaultMaxBatchSize = 128 << 20
+
+func (s *Scanner) maxBatch() int64 {
+	if s.MaxBatchSize > 0 {
+		return s.MaxBatchSize
+	}
+	return DefaultMaxBatchSize
+}
+
+// readChunk is how much a Scanner reads ahead at once.
+const readChunk = 256 << 10
+
 // Scanner walks the batches of a segment (or a raw record set) between
 // start and end, checking size bounds and the CRC of each batch (V2:
 // CRC-32C over attributes..end; V0/V1: CRC-32 IEEE over magic..end).
+// Like Kafka's FileLogInputStream it stops at a partial tail: fewer than 17
+// bytes left, or a size field running past end (Err then matches
+// ErrTruncated).
 type Scanner struct {
+	// MaxBatchSize bounds one batch's size (0 = DefaultMaxBatchSize), so a
+	// garbage size field in a large file cannot make the scanner allocate
+	// without limit.
+	MaxBatchSize int64
+
 	r        io.ReaderAt
 	pos, end int64
 	file     string
-	buf      []byte
-	batch    Batch
-	err      error
+
+	buf    []byte // read-ahead window holding the file's bytes [bufPos, bufPos+len(buf))
+	bufPos int64
+	batch  Batch
+	err    error
 }
 
 // NewScanner returns a Scanner over r's bytes [start, end). file is the name
 // used in errors.
 func NewScanner(r io.ReaderAt, start, end int64, file string) *Scanner {
-	return &Scanner{r: r, pos: start, end: end, file: file}
+	return &Scanner{r: r, pos: start, end: end, file: file, bufPos: start}
+}
+
+// NewBytesScanner is NewScanner over a byte slice (positions relative to b).
+func NewBytesScanner(b []byte, file string) *Scanner {
+	return &Scanner{pos: 0, end: int64(len(b)), file: file, buf: b}
 }
 
 // Next advances to the next batch. It returns false at the end of the data
 // or at the first error (see Err).
-func (s *Scanner) Next() bool { return false }
+func (s *Scanner) Next() bool {
+	s.batch = Batch{}
+	if s.err != nil || s.pos >= s.end {
+		return false
+	}
+	var err error
+	if left := s.end - s.pos; left <= headerUpToMagic {
+		err = truncated(s.file, s.pos, "only %d bytes left, less than a batch header", left)
+	} else {
+		err = s.nextBatch()
+	}
+	if err != nil {
+		s.err = err
+		s.batch = Batch{}
+		return false
+	}
+	return true
+}
+
+// nextBatch checks the size field at s.pos as Kafka's FileLogInputStream
+// does, then loads, parses and verifies the batch.
+func (s *Scanner) nextBatch() error {
+	head, err := s.window(s.pos, headerUpToMagic)
+	if err != nil {
+		return err
+	}
+	size := int64(int32(binary.BigEndian.Uint32(head[8:])))
+	if size < legacyOverheadV0 {
+		return corruptf(s.file, s.pos, "batch size %d is smaller than the minimum %d", size, legacyOverheadV0)
+	}
+	if size += LogOverhead; size > s.end-s.pos {
+		return truncated(s.file, s.pos, "batch of %d bytes runs past the end of the data (%d bytes left)", size, s.end-s.pos)
+	}
+	if limit := s.maxBatch(); size > limit {
+		return corruptf(s.file, s.pos, "batch size %d exceeds the largest allowed %d", size, limit)
+	}
+	raw, err := s.window(s.pos, size)
+	if err != nil {
+		return err
+	}
+	h, err := parseHeaderAt(raw, s.file, s.pos)
+	if err != nil {
+		return err
+	}
+	if err := checkCRC(&h, raw, s.file, s.pos); err != nil {
+		return err
+	}
+	s.batch = Batch{Header: h, Pos: s.pos, Raw: raw, File: s.file}
+	s.pos += size
+	return nil
+}
+
+// checkCRC verifies a V2 batch's CRC-32C or a legacy message's CRC-32.
+func checkCRC(h *BatchHeader, raw []byte, file string, pos int64) error {
+	var got uint32
+	if h.Magic >= 2 {
+		got = crc32.Checksum(raw[21:], castagnoli)
+	} else {
+		got = crc32.ChecksumIEEE(raw[16:])
+	}
+	if got != h.CRC {
+		return corruptf(file, pos, "CRC mismatch: stored %08x, computed %08x", h.CRC, got)
+	}
+	return nil
+}
+
+// window returns the bytes [pos, pos+n) of the data, reading ahead as needed.
+func (s *Scanner) window(pos, n int64) ([]byte, error) {
+	off := pos - s.bufPos
+	if off >= 0 && off+n <= int64(len(s.buf)) {
+		return s.buf[off : off+n], nil
+	}
+	if s.r == nil {
+		return nil, truncated(s.file, pos, "data ends before %d bytes", n)
+	}
+	want := min(max(n, readChunk), s.end-pos)
+	if int64(cap(s.buf)) < want {
+		s.buf = make([]byte, want)
+	}
+	s.buf = s.buf[:want]
+	s.bufPos = pos
+	got, err := s.r.ReadAt(s.buf, pos)
+	s.buf = s.buf[:got]
+	if got >= int(n) {
+		return s.buf[:n], nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		s.end = pos + int64(got) // the file is shorter than the caller said
+		return nil, truncated(s.file, pos, "data ends %d bytes into a %d-byte read", got, n)
+	}
+	return nil, fmt.Errorf("record: reading %s at position %d: %w", s.file, pos, err)
+}
+
+// Pos is the position after the last batch returned (the valid size when Err is set).
+func (s *Scanner) Pos() int64 { return s.pos }
 
 // Batch returns the current batch; valid until the next call of Next.
 func (s *Scanner) Batch() *Batch { return &s.batch }
 
 // Err is nil after a clean end, an error matching ErrTruncated at a partial
-// tail, and a *CorruptionError for anything else.
+// tail, a *CorruptionError for bad bytes, and the reader's error (wrapped,
+// not a corruption) when reading fails.
 func (s *Scanner) Err() error { return s.err }

@@ -1,0 +1,135 @@
+package record
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+)
+
+// errTooBig is the cause when a payload inflates past the decoder's bound.
+var errTooBig = errors.New("decompressed size exceeds the bound")
+
+// decompressors holds a Decoder's reusable decompression state.
+type decompressors struct {
+	gz   *gzip.Reader
+	zstd *zstd.Decoder
+	rd   bytes.Reader
+}
+
+// decompress inflates src (a records area or legacy wrapper value) into
+// dst[:0], at most limit bytes. magic selects the LZ4 header-checksum rule.
+func (d *decompressors) decompress(dst, src []byte, codec Codec, magic int8, limit int) ([]byte, error) {
+	switch codec {
+	case Gzip:
+		return d.gunzip(dst[:0], src, limit)
+	case Snappy:
+		return unsnappy(dst[:0], src, limit)
+	case LZ4:
+		return unKafkaLZ4(dst[:0], src, magic, limit)
+	case Zstd:
+		return d.unzstd(dst[:0], src, limit)
+	}
+	return dst[:0], fmt.Errorf("unknown compression codec id %d", int8(codec))
+}
+
+func (d *decompressors) gunzip(dst, src []byte, limit int) ([]byte, error) {
+	d.rd.Reset(src)
+	var err error
+	if d.gz == nil {
+		d.gz, err = gzip.NewReader(&d.rd)
+	} else {
+		err = d.gz.Reset(&d.rd)
+	}
+	if err != nil {
+		return dst, fmt.Errorf("gzip: %w", err)
+	}
+	return readBounded(dst, d.gz, limit, "gzip")
+}
+
+// readBounded reads r to its end into dst, failing past limit bytes.
+func readBounded(dst []byte, r io.Reader, limit int, what string) ([]byte, error) {
+	for {
+		if len(dst) == cap(dst) {
+			dst = grow(dst, max(32<<10, cap(dst)))
+		}
+		n, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if len(dst) > limit {
+			return dst[:0], errTooBig
+		}
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst[:0], fmt.Errorf("%s: %w", what, err)
+		}
+	}
+}
+
+// unsnappy accepts both snappy-java's xerial framing and a bare raw block.
+func unsnappy(dst, src []byte, limit int) ([]byte, error) {
+	if !bytes.HasPrefix(src, xerialHeader[:8]) {
+		return appendSnappyBlock(dst, src, limit)
+	}
+	if len(src) < len(xerialHeader) {
+		return dst, errors.New("snappy: short xerial header")
+	}
+	for src = src[len(xerialHeader):]; len(src) > 0; {
+		if len(src) < 4 {
+			return dst, errors.New("snappy: truncated xerial block length")
+		}
+		n := binary.BigEndian.Uint32(src)
+		if uint64(n) > uint64(len(src)-4) {
+			return dst, fmt.Errorf("snappy: xerial block of %d bytes runs past the end", n)
+		}
+		var err error
+		if dst, err = appendSnappyBlock(dst, src[4:4+n], limit); err != nil {
+			return dst, err
+		}
+		src = src[4+n:]
+	}
+	return dst, nil
+}
+
+func appendSnappyBlock(dst, block []byte, limit int) ([]byte, error) {
+	n, err := s2.DecodedLen(block)
+	if err != nil {
+		return dst, fmt.Errorf("snappy: %w", err)
+	}
+	if n > limit-len(dst) {
+		return dst, errTooBig
+	}
+	at := len(dst)
+	dst = grow(dst, n)[:at+n]
+	if _, err := s2.Decode(dst[at:], block); err != nil {
+		return dst[:at], fmt.Errorf("snappy: %w", err)
+	}
+	return dst, nil
+}
+
+func (d *decompressors) unzstd(dst, src []byte, limit int) ([]byte, error) {
+	if d.zstd == nil {
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(limit)))
+		if err != nil {
+			return dst, fmt.Errorf("zstd: %w", err)
+		}
+		d.zstd = dec
+	}
+	out, err := d.zstd.DecodeAll(src, dst)
+	if err != nil {
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			return dst, errTooBig
+		}
+		return dst, fmt.Errorf("zstd: %w", err)
+	}
+	if len(out) > limit {
+		return out[:0], errTooBig
+	}
+	return out, nil
+}

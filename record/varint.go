@@ -1,0 +1,70 @@
+package record
+
+import "math/bits"
+
+// Kafka's varints are zigzag protobuf varints (ByteUtils.readVarint): at most
+// 5 bytes for an int32 and 10 for an int64. Go's binary.AppendVarint writes
+// the identical bytes.
+
+// varintLen is the encoded size of v as a zigzag varint.
+func varintLen(v int64) int {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	return (bits.Len64(u|1) + 6) / 7
+}
+
+// appendVarint appends v as a zigzag varint.
+func appendVarint(b []byte, v int64) []byte {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
+	}
+	return append(b, byte(u))
+}
+
+// readVarint32 reads a zigzag varint of at most 5 bytes that fits an int32.
+// n is the number of bytes read; n <= 0 means too short (0) or overlong (<0).
+func readVarint32(b []byte) (v int32, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		u := uint32(b[0])
+		return int32(u>>1) ^ -int32(u&1), 1
+	}
+	var u uint32
+	for i := 0; i < 5; i++ {
+		if i >= len(b) {
+			return 0, 0
+		}
+		c := b[i]
+		if i == 4 && c > 0x0f {
+			return 0, -1
+		}
+		u |= uint32(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return int32(u>>1) ^ -int32(u&1), i + 1
+		}
+	}
+	return 0, -1
+}
+
+// readVarint64 reads a zigzag varint of at most 10 bytes.
+func readVarint64(b []byte) (v int64, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		u := uint64(b[0])
+		return int64(u>>1) ^ -int64(u&1), 1
+	}
+	var u uint64
+	for i := 0; i < 10; i++ {
+		if i >= len(b) {
+			return 0, 0
+		}
+		c := b[i]
+		if i == 9 && c > 1 {
+			return 0, -1
+		}
+		u |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return int64(u>>1) ^ -int64(u&1), i + 1
+		}
+	}
+	return 0, -1
+}
