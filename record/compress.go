@@ -80,8 +80,9 @@ func appendXerial(dst, src []byte) []byte {
 		chunk := src[:min(len(src), xerialBlockSize)]
 		src = src[len(chunk):]
 		at := len(dst)
-		dst = grow(dst, 4+s2.MaxEncodedLen(len(chunk)))
-		enc := s2.EncodeSnappy(dst[at+4:cap(dst)], chunk)
+		bound := 4 + s2.MaxEncodedLen(len(chunk))
+		dst = grow(dst, bound)[:at+bound]
+		enc := s2.EncodeSnappy(dst[at+4:], chunk)
 		binary.BigEndian.PutUint32(dst[at:], uint32(len(enc)))
 		dst = dst[:at+4+len(enc)]
 	}
@@ -96,13 +97,14 @@ func (c *compressors) kafkaLZ4(dst, src []byte) ([]byte, error) {
 		chunk := src[:min(len(src), lz4BlockSize)]
 		src = src[len(chunk):]
 		at := len(dst)
-		dst = grow(dst, 4+lz4.CompressBlockBound(len(chunk)))
-		n, err := c.lz4.CompressBlock(chunk, dst[at+4:cap(dst)])
+		bound := 4 + lz4.CompressBlockBound(len(chunk))
+		dst = grow(dst, bound)[:at+bound]
+		n, err := c.lz4.CompressBlock(chunk, dst[at+4:])
 		if err != nil {
 			return dst[:at], fmt.Errorf("record: lz4: %w", err)
 		}
 		if n == 0 || n >= len(chunk) {
-			n = copy(dst[at+4:cap(dst)], chunk)
+			n = copy(dst[at+4:], chunk)
 			binary.LittleEndian.PutUint32(dst[at:], uint32(n)|lz4Uncompressed)
 		} else {
 			binary.LittleEndian.PutUint32(dst[at:], uint32(n))
