@@ -11,7 +11,7 @@ const DefaultMaxDecompressed = 64 << 20
 // reuses that string).
 type Decoder struct {
 	// MaxDecompressed bounds the decompressed size of one batch
-	// (0 = DefaultMaxDecompressed). Read when the first zstd batch is seen.
+	// (0 = DefaultMaxDecompressed).
 	MaxDecompressed int
 
 	rec     Record

@@ -19,7 +19,9 @@ var errTooBig = errors.New("decompressed size exceeds the bound")
 type decompressors struct {
 	gz   *gzip.Reader
 	zstd *zstd.Decoder
-	rd   bytes.Reader
+	// zstdLimit is the bound zstd was created with
+	zstdLimit int
+	rd        bytes.Reader
 }
 
 // decompress inflates src (a records area or legacy wrapper value) into
@@ -114,12 +116,15 @@ func appendSnappyBlock(dst, block []byte, limit int) ([]byte, error) {
 }
 
 func (d *decompressors) unzstd(dst, src []byte, limit int) ([]byte, error) {
-	if d.zstd == nil {
+	if d.zstd == nil || d.zstdLimit != limit {
+		if d.zstd != nil {
+			d.zstd.Close()
+		}
 		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(limit)))
 		if err != nil {
 			return dst, fmt.Errorf("zstd: %w", err)
 		}
-		d.zstd = dec
+		d.zstd, d.zstdLimit = dec, limit
 	}
 	out, err := d.zstd.DecodeAll(src, dst)
 	if err != nil {
