@@ -1,0 +1,180 @@
+package fs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/partlog"
+)
+
+// contentNode is a small generated file (config, stat, .metrics). If
+// apply is set, writes are taken line by line: each write() applies its
+// complete lines (all or none); a partial line waits for close.
+type contentNode struct {
+	gofs.Inode
+	fsys  *FS
+	lg    *logrus.Entry
+	gen   func() ([]byte, error)
+	apply func(lines []byte) error
+}
+
+var (
+	_ = (gofs.NodeGetattrer)((*contentNode)(nil))
+	_ = (gofs.NodeSetattrer)((*contentNode)(nil))
+	_ = (gofs.NodeOpener)((*contentNode)(nil))
+)
+
+func newConfigNode(f *FS, topic string, lg *logrus.Entry) *contentNode {
+	return &contentNode{fsys: f, lg: lg,
+		gen: func() ([]byte, error) {
+			kvs, err := f.opt.Store.TopicConfig(topic)
+			if err != nil {
+				return nil, err
+			}
+			var b bytes.Buffer
+			for _, kv := range kvs {
+				fmt.Fprintf(&b, "%s=%s\n", kv.Key, kv.Value)
+			}
+			return b.Bytes(), nil
+		},
+		apply: func(lines []byte) error {
+			kvs, err := parseConfigLines(lines)
+			if err != nil || len(kvs) == 0 {
+				return err
+			}
+			return f.opt.Store.SetTopicConfig(topic, kvs)
+		},
+	}
+}
+
+// parseConfigLines reads key=value lines; blank lines and # comments are
+// skipped.
+func parseConfigLines(b []byte) ([]partlog.KV, error) {
+	var kvs []partlog.KV
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("config line %d %q: want key=value: %w", i+1, line, partlog.ErrInvalid)
+		}
+		kvs = append(kvs, partlog.KV{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	return kvs, nil
+}
+
+func (n *contentNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
+	defer guard(n.lg, "getattr", &errno)
+	b, err := n.gen()
+	if err != nil {
+		return fail(n.lg, "getattr", err)
+	}
+	out.Mode = syscall.S_IFREG | n.fsys.fileMode(n.apply != nil)
+	out.Size = uint64(len(b))
+	out.Nlink = 1
+	setTimes(&out.Attr, n.fsys.opt.Now())
+	return 0
+}
+
+func (n *contentNode) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if _, ok := in.GetSize(); ok && (n.apply == nil || n.fsys.ro) {
+		return n.fsys.refuse(n.lg, "truncate")
+	}
+	return n.Getattr(ctx, fh, out)
+}
+
+func (n *contentNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _ uint32, errno syscall.Errno) {
+	defer guard(n.lg, "open", &errno)
+	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+		if n.apply == nil || n.fsys.ro {
+			return nil, 0, n.fsys.refuse(n.lg, "open")
+		}
+	}
+	b, err := n.gen()
+	if err != nil {
+		return nil, 0, fail(n.lg, "open", err)
+	}
+	return &contentHandle{n: n, data: b}, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// contentHandle serves the content generated at open.
+type contentHandle struct {
+	n       *contentNode
+	data    []byte
+	mu      sync.Mutex
+	partial []byte
+}
+
+var (
+	_ = (gofs.FileReader)((*contentHandle)(nil))
+	_ = (gofs.FileWriter)((*contentHandle)(nil))
+	_ = (gofs.FileFlusher)((*contentHandle)(nil))
+)
+
+func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if off >= int64(len(h.data)) {
+		return fuse.ReadResultData(nil), 0
+	}
+	return fuse.ReadResultData(h.data[off:min(off+int64(len(dest)), int64(len(h.data)))]), 0
+}
+
+func (h *contentHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
+	defer guard(h.n.lg, "write", &errno)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	buf := append(append([]byte(nil), h.partial...), data...)
+	i := bytes.LastIndexByte(buf, '\n')
+	if i >= 0 {
+		if err := h.n.apply(buf[:i+1]); err != nil {
+			return 0, fail(h.n.lg, "write", err)
+		}
+	}
+	h.partial = buf[i+1:]
+	return uint32(len(data)), 0
+}
+
+func (h *contentHandle) Flush(ctx context.Context) (errno syscall.Errno) {
+	defer guard(h.n.lg, "flush", &errno)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.partial) == 0 {
+		return 0
+	}
+	line := h.partial
+	h.partial = nil
+	if err := h.n.apply(line); err != nil {
+		return fail(h.n.lg, "flush", err)
+	}
+	return 0
+}
+
+// statText renders SPEC §5.
+func (p *part) statText() ([]byte, error) {
+	st := p.log.Stats()
+	var b bytes.Buffer
+	line := func(k string, v any) { fmt.Fprintf(&b, "%s: %v\n", k, v) }
+	line("log_start_offset", st.LogStartOffset)
+	line("log_end_offset", st.LogEndOffset)
+	line("records", st.Records)
+	line("segments", st.Segments)
+	line("size_bytes", st.SizeBytes)
+	line("first_timestamp_ms", st.FirstTimestampMs)
+	line("max_timestamp_ms", st.MaxTimestampMs)
+	line("recovery_point", st.RecoveryPoint)
+	line("cleaner_checkpoint", st.CleanerCheckpoint)
+	line("dirty_ratio", strconv.FormatFloat(st.DirtyRatio, 'f', 4, 64))
+	line("cleanup_policy", st.CleanupPolicy)
+	line("compression_type", st.CompressionType)
+	return b.Bytes(), nil
+}

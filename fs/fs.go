@@ -1,0 +1,199 @@
+package fs
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/keyindex"
+	"github.com/partfs/partfs/metrics"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+)
+
+// KeyLookup answers @key/K reads: the latest record with a key
+// (ok=false when none or tombstoned). keyindex.Index implements it.
+type KeyLookup interface {
+	Latest(key []byte) (rec record.Record, ok bool, err error)
+}
+
+// Options configure a filesystem.
+type Options struct {
+	Store   partlog.Store
+	Logger  *logrus.Entry
+	Now     func() time.Time
+	Metrics *metrics.Metrics // may be nil
+	// KeyIndex returns the key lookup of a partition (default keyindex.New).
+	KeyIndex func(partlog.Log) KeyLookup
+}
+
+// FS is one mounted store.
+type FS struct {
+	opt   Options
+	lg    *logrus.Entry
+	ro    bool
+	start time.Time
+
+	mu    sync.Mutex
+	parts map[partID]*part // REQUIRES: mu held
+}
+
+type partID struct {
+	topic string
+	n     int
+}
+
+// New returns the filesystem of opt.Store.
+func New(opt Options) *FS {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.KeyIndex == nil {
+		opt.KeyIndex = func(l partlog.Log) KeyLookup { return keyindex.New(l) }
+	}
+	if opt.Logger == nil {
+		opt.Logger = logrus.NewEntry(logrus.StandardLogger())
+	}
+	return &FS{opt: opt, lg: opt.Logger, ro: opt.Store.ReadOnly(), start: opt.Now(), parts: map[partID]*part{}}
+}
+
+// Root returns the root node for go-fuse.
+func (f *FS) Root() gofs.InodeEmbedder { return &rootNode{fsys: f} }
+
+// MountOptions are the FUSE-level choices of a mount.
+type MountOptions struct {
+	AllowOther bool
+	Debug      bool
+	FsName     string
+}
+
+// Mount mounts f on dir (mount(2) directly; no fusermount fallback).
+func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
+	entry, attr, neg := time.Second, time.Duration(0), time.Duration(0)
+	opts := &gofs.Options{
+		EntryTimeout:    &entry,
+		AttrTimeout:     &attr,
+		NegativeTimeout: &neg,
+		MountOptions: fuse.MountOptions{
+			AllowOther:        mo.AllowOther,
+			Debug:             mo.Debug,
+			FsName:            mo.FsName,
+			Name:              "partfs",
+			DisableXAttrs:     true,
+			DirectMountStrict: true,
+			MaxWrite:          1 << 20,
+			MaxReadAhead:      1 << 20,
+		},
+	}
+	return gofs.Mount(dir, f.Root(), opts)
+}
+
+// Close saves every partition's position sidecar. It does not close the
+// store.
+func (f *FS) Close() error {
+	f.mu.Lock()
+	parts := make([]*part, 0, len(f.parts))
+	for _, p := range f.parts {
+		parts = append(parts, p)
+	}
+	f.mu.Unlock()
+	var first error
+	for _, p := range parts {
+		if err := p.ly.save(); err != nil {
+			p.lg.WithError(err).Warn("saving position sidecar failed")
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// part is the filesystem's state of one partition.
+type part struct {
+	fsys *FS
+	log  partlog.Log
+	ly   *layout
+	lg   *logrus.Entry
+
+	keyOnce sync.Once
+	keys    KeyLookup
+}
+
+func (f *FS) part(topic string, n int) (*part, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := partID{topic, n}
+	if p, ok := f.parts[id]; ok {
+		return p, nil
+	}
+	l, err := f.opt.Store.Partition(topic, n)
+	if err != nil {
+		return nil, err
+	}
+	lg := f.lg.WithFields(logrus.Fields{"topic": topic, "partition": n})
+	p := &part{fsys: f, log: l, lg: lg, ly: newLayout(l, lg)}
+	f.parts[id] = p
+	return p, nil
+}
+
+func (p *part) keyLookup() KeyLookup {
+	p.keyOnce.Do(func() {
+		if p.fsys.opt.KeyIndex != nil {
+			p.keys = p.fsys.opt.KeyIndex(p.log)
+		}
+	})
+	return p.keys
+}
+
+// setTimes fills the times of an attribute.
+func setTimes(out *fuse.Attr, t time.Time) {
+	out.SetTimes(&t, &t, &t)
+}
+
+// dirAttr is the attribute of every directory.
+func (f *FS) dirAttr(out *fuse.AttrOut) {
+	out.Mode = syscall.S_IFDIR | 0o755
+	out.Nlink = 2
+	setTimes(&out.Attr, f.start)
+}
+
+// fileMode returns mode for a writable file, or read-only on a ro mount.
+func (f *FS) fileMode(writable bool) uint32 {
+	if writable && !f.ro {
+		return 0o644
+	}
+	return 0o444
+}
+
+// child returns the existing child name of parent, or adds one made by
+// mk, with its attributes in out.
+func child(ctx context.Context, parent *gofs.Inode, name string, mode uint32, out *fuse.EntryOut, mk func() gofs.InodeEmbedder) *gofs.Inode {
+	ch := parent.GetChild(name)
+	if ch == nil {
+		ch = parent.NewInode(ctx, mk(), gofs.StableAttr{Mode: mode})
+	}
+	fillEntry(ctx, ch, out)
+	return ch
+}
+
+// fillEntry puts the attributes of ch into out.
+func fillEntry(ctx context.Context, ch *gofs.Inode, out *fuse.EntryOut) {
+	if ga, ok := ch.Operations().(gofs.NodeGetattrer); ok {
+		var a fuse.AttrOut
+		if ga.Getattr(ctx, nil, &a) == 0 {
+			out.Attr = a.Attr
+		}
+	}
+}
+
+// volatile makes the kernel forget an entry at once (resolved-at-lookup
+// names such as @time/-10m, keys that may be removed).
+func volatile(out *fuse.EntryOut) {
+	out.SetEntryTimeout(time.Nanosecond)
+}

@@ -1,0 +1,189 @@
+package fs
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"syscall"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+)
+
+// viewHandle is one open of a view. Reads continue exactly after the last
+// record delivered when they come at the position where the previous read
+// ended; other positions are located through the layout.
+type viewHandle struct {
+	n *viewNode
+
+	mu      sync.Mutex
+	size    int64  // REQUIRES: mu held; size seen at open or last stat
+	limit   int64  // REQUIRES: mu held; end offset seen at open or last stat
+	nextPos int64  // REQUIRES: mu held; file position that cur continues
+	cur     cursor // REQUIRES: mu held
+	buf     []byte // REQUIRES: mu held; render scratch
+	partial []byte // REQUIRES: mu held; written bytes not yet ended by \n
+}
+
+var (
+	_ = (gofs.FileReader)((*viewHandle)(nil))
+	_ = (gofs.FileWriter)((*viewHandle)(nil))
+	_ = (gofs.FileFlusher)((*viewHandle)(nil))
+	_ = (gofs.FileFsyncer)((*viewHandle)(nil))
+	_ = (gofs.FileGetattrer)((*viewHandle)(nil))
+)
+
+func (h *viewHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
+	return h.n.Getattr(ctx, h, out)
+}
+
+// refresh takes up sizes seen by stat calls. REQUIRES: mu held.
+func (h *viewHandle) refresh() {
+	if h.n.rangeEnd >= 0 {
+		return
+	}
+	size, limit := h.n.seenNow()
+	h.size, h.limit = max(h.size, size), max(h.limit, limit)
+}
+
+func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.ReadResult, errno syscall.Errno) {
+	n := h.n
+	lg := n.lg.WithField("pos", off)
+	defer guard(lg, "read", &errno)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.refresh()
+	if off != h.nextPos {
+		if off >= h.size {
+			return fuse.ReadResultData(nil), 0
+		}
+		cur, err := h.locate(off)
+		if err != nil {
+			return nil, fail(lg, "read", err)
+		}
+		h.cur = cur
+	}
+	cnt, buf, err := readStream(n.p.log, n.k, &h.cur, dest, h.limit, h.buf)
+	h.buf = buf
+	if err != nil && cnt == 0 {
+		return nil, fail(lg.WithField("offset", h.cur.off), "read", err)
+	}
+	if err != nil {
+		lg.WithError(err).Warn("read stopped early")
+	}
+	h.nextPos = off + int64(cnt)
+	n.p.fsys.opt.Metrics.Read(n.p.log.Topic(), n.p.log.Partition(), cnt, 0)
+	return fuse.ReadResultData(dest[:cnt]), 0
+}
+
+// locate finds the cursor of file position off. REQUIRES: mu held.
+func (h *viewHandle) locate(off int64) (cursor, error) {
+	ly := h.n.p.ly
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	release, err := ly.sync()
+	defer release()
+	if err != nil {
+		return cursor{}, err
+	}
+	cur, err := ly.locate(h.n.k, h.n.startPos+off)
+	if err != nil {
+		return cursor{}, err
+	}
+	if cur.off < h.n.startOff {
+		cur = cursor{off: h.n.startOff}
+	}
+	return cur, nil
+}
+
+// Write appends the complete lines of data (SPEC §4), ignoring off.
+func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
+	lg := h.n.lg.WithField("op", "write")
+	defer guard(lg, "write", &errno)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	buf := data
+	if len(h.partial) > 0 {
+		buf = append(append([]byte(nil), h.partial...), data...)
+	}
+	recs, rest, err := h.parse(buf)
+	if err != nil {
+		return 0, fail(lg, "write", err)
+	}
+	if err := h.n.p.append(recs); err != nil {
+		return 0, fail(lg, "write", err)
+	}
+	h.partial = append(h.partial[:0], rest...)
+	return uint32(len(data)), 0
+}
+
+func (h *viewHandle) parse(buf []byte) ([]record.Record, []byte, error) {
+	if h.n.k == jsonKind {
+		return jsonRecords(buf)
+	}
+	recs, rest := plainRecords(buf)
+	return recs, rest, nil
+}
+
+// flushPartial appends a held partial line. REQUIRES: mu held.
+func (h *viewHandle) flushPartial() error {
+	if len(h.partial) == 0 {
+		return nil
+	}
+	line := append(h.partial, '\n')
+	h.partial = nil
+	recs, _, err := h.parse(line)
+	if err != nil {
+		return err
+	}
+	return h.n.p.append(recs)
+}
+
+func (h *viewHandle) Flush(ctx context.Context) (errno syscall.Errno) {
+	defer guard(h.n.lg, "flush", &errno)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := h.flushPartial(); err != nil {
+		return fail(h.n.lg, "flush", err)
+	}
+	return 0
+}
+
+func (h *viewHandle) Fsync(ctx context.Context, flags uint32) (errno syscall.Errno) {
+	defer guard(h.n.lg, "fsync", &errno)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := h.flushPartial(); err != nil {
+		return fail(h.n.lg, "fsync", err)
+	}
+	if err := h.n.p.log.Sync(); err != nil {
+		return fail(h.n.lg, "fsync", err)
+	}
+	return 0
+}
+
+// append appends recs as one atomic write and feeds the position
+// bookkeeping.
+func (p *part) append(recs []record.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if p.fsys.ro {
+		return fmt.Errorf("append to %s-%d: %w", p.log.Topic(), p.log.Partition(), partlog.ErrReadOnly)
+	}
+	first, err := p.log.Append(recs)
+	if err != nil {
+		return err
+	}
+	bytes := 0
+	for i := range recs {
+		bytes += len(recs[i].Value)
+	}
+	p.fsys.opt.Metrics.Appended(p.log.Topic(), p.log.Partition(), bytes, len(recs))
+	p.lg.WithFields(logrus.Fields{"offset": first, "records": len(recs)}).Trace("appended")
+	return nil
+}

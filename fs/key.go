@@ -1,0 +1,204 @@
+package fs
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"syscall"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/record"
+)
+
+// keyDir is @key/: K is the latest value of key K; writing K appends a
+// record with key K at close; rm K appends a tombstone.
+type keyDir struct {
+	gofs.Inode
+	p *part
+}
+
+var (
+	_ = (gofs.NodeLookuper)((*keyDir)(nil))
+	_ = (gofs.NodeReaddirer)((*keyDir)(nil))
+	_ = (gofs.NodeGetattrer)((*keyDir)(nil))
+	_ = (gofs.NodeCreater)((*keyDir)(nil))
+	_ = (gofs.NodeUnlinker)((*keyDir)(nil))
+)
+
+func (d *keyDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	d.p.fsys.dirAttr(out)
+	return 0
+}
+
+// Readdir lists nothing: keys are looked up, not enumerated.
+func (d *keyDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
+	return gofs.NewListDirStream(nil), 0
+}
+
+func (d *keyDir) node(key string) *keyNode {
+	return &keyNode{p: d.p, key: key, lg: d.p.lg.WithField("file", "@key/"+key)}
+}
+
+func (d *keyDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
+	n := d.node(name)
+	defer guard(n.lg, "lookup", &errno)
+	if _, ok, err := n.latest(); err != nil {
+		return nil, fail(n.lg, "lookup", err)
+	} else if !ok {
+		return nil, syscall.ENOENT
+	}
+	ch := d.NewInode(ctx, n, gofs.StableAttr{Mode: syscall.S_IFREG})
+	fillEntry(ctx, ch, out)
+	volatile(out)
+	return ch, 0
+}
+
+func (d *keyDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (_ *gofs.Inode, _ gofs.FileHandle, _ uint32, errno syscall.Errno) {
+	n := d.node(name)
+	defer guard(n.lg, "create", &errno)
+	if d.p.fsys.ro {
+		return nil, nil, 0, d.p.fsys.refuse(n.lg, "create")
+	}
+	ch := d.NewInode(ctx, n, gofs.StableAttr{Mode: syscall.S_IFREG})
+	var a fuse.AttrOut
+	n.fillAttr(&a, 0)
+	out.Attr = a.Attr
+	volatile(out)
+	return ch, &keyHandle{n: n, writing: true}, fuse.FOPEN_DIRECT_IO, 0
+}
+
+func (d *keyDir) Unlink(ctx context.Context, name string) (errno syscall.Errno) {
+	n := d.node(name)
+	defer guard(n.lg, "unlink", &errno)
+	if d.p.fsys.ro {
+		return d.p.fsys.refuse(n.lg, "unlink")
+	}
+	if err := d.p.append([]record.Record{{Key: []byte(name)}}); err != nil {
+		return fail(n.lg, "unlink", err)
+	}
+	return 0
+}
+
+// keyNode is @key/K.
+type keyNode struct {
+	gofs.Inode
+	p   *part
+	key string
+	lg  *logrus.Entry
+}
+
+var (
+	_ = (gofs.NodeGetattrer)((*keyNode)(nil))
+	_ = (gofs.NodeSetattrer)((*keyNode)(nil))
+	_ = (gofs.NodeOpener)((*keyNode)(nil))
+)
+
+// latest returns the current value of the key with a newline, as `log`
+// renders it.
+func (n *keyNode) latest() ([]byte, bool, error) {
+	kl := n.p.keyLookup()
+	if kl == nil {
+		return nil, false, nil
+	}
+	rec, ok, err := kl.Latest([]byte(n.key))
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return append(bytes.Clone(rec.Value), '\n'), true, nil
+}
+
+func (n *keyNode) fillAttr(out *fuse.AttrOut, size int) {
+	out.Mode = syscall.S_IFREG | n.p.fsys.fileMode(true)
+	out.Size = uint64(size)
+	out.Nlink = 1
+	setTimes(&out.Attr, n.p.fsys.opt.Now())
+}
+
+func (n *keyNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
+	defer guard(n.lg, "getattr", &errno)
+	v, _, err := n.latest()
+	if err != nil {
+		return fail(n.lg, "getattr", err)
+	}
+	n.fillAttr(out, len(v))
+	return 0
+}
+
+func (n *keyNode) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if n.p.fsys.ro {
+		if _, ok := in.GetSize(); ok {
+			return n.p.fsys.refuse(n.lg, "truncate")
+		}
+	}
+	return n.Getattr(ctx, fh, out)
+}
+
+func (n *keyNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _ uint32, errno syscall.Errno) {
+	defer guard(n.lg, "open", &errno)
+	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
+		if n.p.fsys.ro {
+			return nil, 0, n.p.fsys.refuse(n.lg, "open")
+		}
+		return &keyHandle{n: n, writing: true}, fuse.FOPEN_DIRECT_IO, 0
+	}
+	v, ok, err := n.latest()
+	if err != nil {
+		return nil, 0, fail(n.lg, "open", err)
+	}
+	if !ok {
+		return nil, 0, syscall.ENOENT
+	}
+	return &keyHandle{n: n, data: v}, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// keyHandle reads the value seen at open, or collects what one open
+// writes and appends it as one record at close.
+type keyHandle struct {
+	n       *keyNode
+	writing bool
+	data    []byte
+	mu      sync.Mutex
+	dirty   bool
+}
+
+var (
+	_ = (gofs.FileReader)((*keyHandle)(nil))
+	_ = (gofs.FileWriter)((*keyHandle)(nil))
+	_ = (gofs.FileFlusher)((*keyHandle)(nil))
+)
+
+func (h *keyHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.writing || off >= int64(len(h.data)) {
+		return fuse.ReadResultData(nil), 0
+	}
+	return fuse.ReadResultData(h.data[off:min(off+int64(len(dest)), int64(len(h.data)))]), 0
+}
+
+func (h *keyHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.data = append(h.data, data...)
+	h.dirty = true
+	return uint32(len(data)), 0
+}
+
+// Flush appends what was written since the last flush (close).
+func (h *keyHandle) Flush(ctx context.Context) (errno syscall.Errno) {
+	defer guard(h.n.lg, "flush", &errno)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.writing || !h.dirty {
+		return 0
+	}
+	v := bytes.TrimSuffix(h.data, []byte{'\n'})
+	h.data, h.dirty = nil, false
+	if err := h.n.p.append([]record.Record{{Key: []byte(h.n.key), Value: v}}); err != nil {
+		return fail(h.n.lg, "flush", err)
+	}
+	return 0
+}

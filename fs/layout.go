@@ -1,0 +1,202 @@
+package fs
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+)
+
+// ckptEvery is the rendering distance between position checkpoints.
+const ckptEvery = 64 << 10
+
+// ckpt ties a record offset to its rendered positions, relative to the
+// start of its segment's range, in both streams.
+type ckpt struct {
+	off int64
+	pos [2]int64
+}
+
+// segInfo is the position bookkeeping of one segment.
+type segInfo struct {
+	base  int64
+	id    uint64
+	start [2]int64 // the segment's range starts, per stream; -1 if unknown
+
+	// What has been rendered of the content with this id: records with
+	// offsets < next, of total lengths length, with checkpoints.
+	next   int64
+	length [2]int64
+	ckpts  []ckpt
+	lastCk [2]int64
+
+	snap partlog.Segment // the latest snapshot descriptor
+}
+
+func (s *segInfo) resetContent() {
+	s.next, s.length, s.ckpts, s.lastCk = s.base, [2]int64{}, nil, [2]int64{}
+}
+
+// layout keeps the stable positions of a partition's rendered streams.
+type layout struct {
+	log partlog.Log
+	lg  *logrus.Entry
+
+	mu    sync.Mutex
+	segs  []*segInfo // REQUIRES: mu held; by base, as of the last sync
+	dirty bool       // REQUIRES: mu held; sidecar out of date
+	buf   []byte     // REQUIRES: mu held; scratch for rendering
+}
+
+func newLayout(l partlog.Log, lg *logrus.Entry) *layout {
+	ly := &layout{log: l, lg: lg}
+	ly.load()
+	return ly
+}
+
+// sync reconciles the bookkeeping with a fresh snapshot. The caller must
+// call release when done reading through the snapshot.
+// REQUIRES: mu held.
+func (ly *layout) sync() (release func(), err error) {
+	snap, release := ly.log.Segments()
+	old := make(map[int64]*segInfo, len(ly.segs))
+	for _, s := range ly.segs {
+		old[s.base] = s
+	}
+	segs := make([]*segInfo, 0, len(snap))
+	for _, sg := range snap {
+		inf := old[sg.Base]
+		switch {
+		case inf == nil:
+			inf = &segInfo{base: sg.Base, id: sg.ID, start: [2]int64{-1, -1}}
+			inf.resetContent()
+			ly.dirty = true
+		case inf.id != sg.ID || sg.Next < inf.next:
+			inf.id = sg.ID
+			inf.resetContent()
+			ly.dirty = true
+		}
+		inf.snap = sg
+		segs = append(segs, inf)
+	}
+	prev := ly.segs
+	ly.segs = segs
+	if err := ly.assignStarts(prev); err != nil {
+		release()
+		return func() {}, err
+	}
+	return release, nil
+}
+
+// assignStarts gives every segment without a known start one: the end of
+// its predecessor's content as rendered now, bounded by the next known start.
+// REQUIRES: mu held.
+func (ly *layout) assignStarts(prev []*segInfo) error {
+	for i, s := range ly.segs {
+		if s.start[0] >= 0 {
+			continue
+		}
+		if i == 0 {
+			s.start = ly.startAfterRemoved(prev, s.base)
+			continue
+		}
+		p := ly.segs[i-1]
+		if err := ly.scan(p, p.snap.Next); err != nil {
+			return err
+		}
+		for k := range s.start {
+			s.start[k] = p.start[k] + p.length[k]
+		}
+		if i+1 < len(ly.segs) && ly.segs[i+1].start[0] >= 0 {
+			for k := range s.start {
+				s.start[k] = min(s.start[k], ly.segs[i+1].start[k])
+			}
+		}
+	}
+	return nil
+}
+
+// startAfterRemoved places a first segment never seen before: after the
+// end of the last removed segment that preceded it, or at 0.
+func (ly *layout) startAfterRemoved(prev []*segInfo, base int64) [2]int64 {
+	var st [2]int64
+	for _, p := range prev {
+		if p.base < base && p.start[0] >= 0 {
+			st = [2]int64{p.start[0] + p.length[0], p.start[1] + p.length[1]}
+		}
+	}
+	return st
+}
+
+// scan renders s's content from s.next up to offset upTo (at most the
+// snapshot's end), extending lengths and checkpoints.
+// REQUIRES: mu held.
+func (ly *layout) scan(s *segInfo, upTo int64) error {
+	upTo = min(upTo, s.snap.Next)
+	if s.next >= upTo {
+		return nil
+	}
+	err := ly.log.Read(s.snap, s.next, func(r *record.Record) bool {
+		if r.Offset >= upTo {
+			return false
+		}
+		ly.add(s, r)
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("scan segment %d of %s-%d from offset %d: %w",
+			s.base, ly.log.Topic(), ly.log.Partition(), s.next, err)
+	}
+	if upTo == s.snap.Next {
+		s.next = upTo
+	}
+	ly.dirty = true
+	return nil
+}
+
+// add accounts for one record of s. REQUIRES: mu held.
+func (ly *layout) add(s *segInfo, r *record.Record) {
+	if s.length[0]-s.lastCk[0] >= ckptEvery || s.length[1]-s.lastCk[1] >= ckptEvery {
+		s.ckpts = append(s.ckpts, ckpt{off: r.Offset, pos: s.length})
+		s.lastCk = s.length
+	}
+	s.length[plainKind] += plainLen(r)
+	ly.buf = appendJSON(ly.buf[:0], r)
+	s.length[jsonKind] += int64(len(ly.buf)) + 1
+	s.next = r.Offset + 1
+}
+
+func plainLen(r *record.Record) int64 {
+	if r.Value == nil {
+		return 0
+	}
+	return int64(len(r.Value)) + 1
+}
+
+// find returns the index of the last segment with base <= off, or 0.
+// REQUIRES: mu held.
+func (ly *layout) find(off int64) int {
+	i := sort.Search(len(ly.segs), func(i int) bool { return ly.segs[i].base > off })
+	return max(i-1, 0)
+}
+
+// findPos returns the index of the last segment whose range starts at or
+// before pos, or 0. REQUIRES: mu held.
+func (ly *layout) findPos(k kind, pos int64) int {
+	i := sort.Search(len(ly.segs), func(i int) bool { return ly.segs[i].start[k] > pos })
+	return max(i-1, 0)
+}
+
+// end returns the end position of stream k (the st_size of `log`).
+// REQUIRES: mu held, after sync.
+func (ly *layout) end(k kind) (int64, error) {
+	last := ly.segs[len(ly.segs)-1]
+	if err := ly.scan(last, last.snap.Next); err != nil {
+		return 0, err
+	}
+	return last.start[k] + last.length[k], nil
+}

@@ -1,0 +1,165 @@
+package fs
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+)
+
+// cursor is where a reader continues: skip bytes into the rendering of the
+// first record with offset >= off.
+type cursor struct {
+	off  int64
+	skip int
+}
+
+func kindLen(k kind, r *record.Record, buf []byte) (int64, []byte) {
+	if k == plainKind {
+		return plainLen(r), buf
+	}
+	buf = appendJSON(buf[:0], r)
+	return int64(len(buf)) + 1, buf
+}
+
+// posOf returns the stream position of record off (or of the next
+// surviving record when off was removed). REQUIRES: mu held, after sync.
+func (ly *layout) posOf(k kind, off int64) (int64, error) {
+	i := ly.find(off)
+	s := ly.segs[i]
+	switch {
+	case off <= s.base:
+		return s.start[k], nil
+	case off >= s.snap.Next:
+		if i+1 < len(ly.segs) {
+			return ly.segs[i+1].start[k], nil
+		}
+		return ly.end(k)
+	case s.next <= off:
+		if err := ly.scan(s, off); err != nil {
+			return 0, err
+		}
+		return s.start[k] + s.length[k], nil
+	}
+	ck := s.ckptBefore(func(c ckpt) bool { return c.off > off })
+	pos := ck.pos[k]
+	err := ly.log.Read(s.snap, ck.off, func(r *record.Record) bool {
+		if r.Offset >= off {
+			return false
+		}
+		var n int64
+		n, ly.buf = kindLen(k, r, ly.buf)
+		pos += n
+		return true
+	})
+	if err != nil {
+		return 0, ly.readErr(s, ck.off, err)
+	}
+	return s.start[k] + pos, nil
+}
+
+// ckptBefore returns the last checkpoint before the first one for which
+// after is true, or the segment start.
+func (s *segInfo) ckptBefore(after func(ckpt) bool) ckpt {
+	j := sort.Search(len(s.ckpts), func(j int) bool { return after(s.ckpts[j]) })
+	if j == 0 {
+		return ckpt{off: s.base}
+	}
+	return s.ckpts[j-1]
+}
+
+func (ly *layout) readErr(s *segInfo, from int64, err error) error {
+	return fmt.Errorf("read segment %d of %s-%d from offset %d: %w",
+		s.base, ly.log.Topic(), ly.log.Partition(), from, err)
+}
+
+// locate returns the cursor of stream position pos: the record covering it
+// and how far into that record, or the next record after a gap.
+// REQUIRES: mu held, after sync.
+func (ly *layout) locate(k kind, pos int64) (cursor, error) {
+	i := ly.findPos(k, pos)
+	s := ly.segs[i]
+	if pos < s.start[k] {
+		return cursor{off: s.base}, nil
+	}
+	rel := pos - s.start[k]
+	if rel >= s.length[k] {
+		if err := ly.scan(s, s.snap.Next); err != nil {
+			return cursor{}, err
+		}
+	}
+	if rel >= s.length[k] {
+		if i+1 < len(ly.segs) {
+			return cursor{off: ly.segs[i+1].base}, nil
+		}
+		return cursor{off: s.snap.Next}, nil
+	}
+	ck := s.ckptBefore(func(c ckpt) bool { return c.pos[k] > rel })
+	at, cur, found := ck.pos[k], cursor{off: s.next}, false
+	err := ly.log.Read(s.snap, ck.off, func(r *record.Record) bool {
+		var n int64
+		n, ly.buf = kindLen(k, r, ly.buf)
+		if at+n > rel {
+			cur, found = cursor{off: r.Offset, skip: int(rel - at)}, true
+			return false
+		}
+		at += n
+		return true
+	})
+	if err != nil {
+		return cursor{}, ly.readErr(s, ck.off, err)
+	}
+	if !found && i+1 < len(ly.segs) {
+		cur = cursor{off: ly.segs[i+1].base}
+	}
+	return cur, nil
+}
+
+// readStream renders records from cur into dst, for records with offsets
+// below limit, and advances cur. It never reads the layout.
+func readStream(l partlog.Log, k kind, cur *cursor, dst []byte, limit int64, buf []byte) (int, []byte, error) {
+	snap, release := l.Segments()
+	defer release()
+	i := sort.Search(len(snap), func(i int) bool { return snap[i].Base > cur.off })
+	n := 0
+	for i = max(i-1, 0); i < len(snap) && n < len(dst) && cur.off < limit; i++ {
+		seg := snap[i]
+		if cur.off < seg.Base {
+			*cur = cursor{off: seg.Base}
+		}
+		if cur.off >= seg.Next {
+			continue
+		}
+		full := false
+		err := l.Read(seg, cur.off, func(r *record.Record) bool {
+			if r.Offset >= limit {
+				return false
+			}
+			if r.Offset != cur.off {
+				cur.skip = 0
+			}
+			buf = render(buf[:0], k, r)
+			b := buf[min(cur.skip, len(buf)):]
+			c := copy(dst[n:], b)
+			n += c
+			if c < len(b) {
+				cur.off, cur.skip, full = r.Offset, cur.skip+c, true
+				return false
+			}
+			*cur = cursor{off: r.Offset + 1}
+			return n < len(dst)
+		})
+		if err != nil {
+			return n, buf, fmt.Errorf("read segment %d of %s-%d at offset %d: %w",
+				seg.Base, l.Topic(), l.Partition(), cur.off, err)
+		}
+		if full || n == len(dst) {
+			break
+		}
+		if next := min(seg.Next, limit); cur.off < next {
+			*cur = cursor{off: next}
+		}
+	}
+	return n, buf, nil
+}

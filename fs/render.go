@@ -1,0 +1,117 @@
+package fs
+
+import (
+	"encoding/base64"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/partfs/partfs/record"
+)
+
+// kind selects one of the two rendered streams of a partition.
+type kind int
+
+const (
+	plainKind kind = iota // value + "\n"; tombstones hidden
+	jsonKind              // one JSON object + "\n" per record
+)
+
+func (k kind) String() string {
+	if k == jsonKind {
+		return "jsonl"
+	}
+	return "plain"
+}
+
+// render appends the rendering of r in kind k to dst.
+func render(dst []byte, k kind, r *record.Record) []byte {
+	if k == plainKind {
+		if r.Value == nil {
+			return dst
+		}
+		dst = append(dst, r.Value...)
+		return append(dst, '\n')
+	}
+	dst = appendJSON(dst, r)
+	return append(dst, '\n')
+}
+
+// appendJSON appends r as one SPEC §3 object without a newline.
+func appendJSON(dst []byte, r *record.Record) []byte {
+	dst = append(dst, `{"offset":`...)
+	dst = strconv.AppendInt(dst, r.Offset, 10)
+	dst = append(dst, `,"timestamp":`...)
+	dst = strconv.AppendInt(dst, r.Timestamp, 10)
+	dst = appendField(dst, "key", r.Key)
+	dst = appendField(dst, "value", r.Value)
+	dst = append(dst, `,"headers":[`...)
+	for i, h := range r.Headers {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '[')
+		dst = appendHeaderPart(dst, []byte(h.Key))
+		dst = append(dst, ',')
+		dst = appendHeaderPart(dst, h.Value)
+		dst = append(dst, ']')
+	}
+	return append(dst, "]}"...)
+}
+
+// appendField appends ,"name":value with null / string / _b64 forms.
+func appendField(dst []byte, name string, b []byte) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	if b == nil {
+		return append(dst, `":null`...)
+	}
+	if !utf8.Valid(b) {
+		dst = append(dst, `_b64":"`...)
+		dst = base64.StdEncoding.AppendEncode(dst, b)
+		return append(dst, '"')
+	}
+	dst = append(dst, `":`...)
+	return appendString(dst, b)
+}
+
+func appendHeaderPart(dst []byte, b []byte) []byte {
+	if b == nil {
+		return append(dst, "null"...)
+	}
+	if !utf8.Valid(b) {
+		dst = append(dst, `{"b64":"`...)
+		dst = base64.StdEncoding.AppendEncode(dst, b)
+		return append(dst, `"}`...)
+	}
+	return appendString(dst, b)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends b (valid UTF-8) as a JSON string.
+func appendString(dst []byte, b []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, b[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, b[start:]...)
+	return append(dst, '"')
+}

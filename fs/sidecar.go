@@ -1,0 +1,136 @@
+package fs
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/partfs/partfs/partlog"
+)
+
+// sidecarName is the per-partition file that keeps the position
+// bookkeeping across mounts. Format (all varints, signed unless noted):
+//
+//	"pfpos1\n" uvarint(nsegs) { base uvarint(id) start[0] start[1] next
+//	  length[0] length[1] uvarint(nckpts) { off pos[0] pos[1] } }
+const (
+	sidecarName  = "fs-positions"
+	sidecarMagic = "pfpos1\n"
+)
+
+func encodeSidecar(segs []*segInfo) []byte {
+	b := []byte(sidecarMagic)
+	b = binary.AppendUvarint(b, uint64(len(segs)))
+	for _, s := range segs {
+		b = binary.AppendVarint(b, s.base)
+		b = binary.AppendUvarint(b, s.id)
+		for _, v := range []int64{s.start[0], s.start[1], s.next, s.length[0], s.length[1]} {
+			b = binary.AppendVarint(b, v)
+		}
+		b = binary.AppendUvarint(b, uint64(len(s.ckpts)))
+		for _, c := range s.ckpts {
+			b = binary.AppendVarint(b, c.off)
+			b = binary.AppendVarint(b, c.pos[0])
+			b = binary.AppendVarint(b, c.pos[1])
+		}
+	}
+	return b
+}
+
+var errSidecar = errors.New("malformed position sidecar")
+
+type sidecarReader struct {
+	b   []byte
+	err error
+}
+
+func (r *sidecarReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errSidecar
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *sidecarReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errSidecar
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func decodeSidecar(b []byte) ([]*segInfo, error) {
+	if len(b) < len(sidecarMagic) || string(b[:len(sidecarMagic)]) != sidecarMagic {
+		return nil, errSidecar
+	}
+	r := &sidecarReader{b: b[len(sidecarMagic):]}
+	n := r.uvarint()
+	if n > uint64(len(b)) {
+		return nil, errSidecar
+	}
+	segs := make([]*segInfo, 0, n)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		s := &segInfo{base: r.varint(), id: r.uvarint()}
+		s.start = [2]int64{r.varint(), r.varint()}
+		s.next = r.varint()
+		s.length = [2]int64{r.varint(), r.varint()}
+		nc := r.uvarint()
+		if nc > uint64(len(r.b)) {
+			return nil, errSidecar
+		}
+		for j := uint64(0); j < nc && r.err == nil; j++ {
+			s.ckpts = append(s.ckpts, ckpt{off: r.varint(), pos: [2]int64{r.varint(), r.varint()}})
+		}
+		if nc > 0 {
+			s.lastCk = s.ckpts[nc-1].pos
+		}
+		segs = append(segs, s)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return segs, nil
+}
+
+// load restores the bookkeeping from the sidecar, if any.
+func (ly *layout) load() {
+	b, err := ly.log.LoadSidecar(sidecarName)
+	if errors.Is(err, partlog.ErrNotFound) {
+		return
+	}
+	if err == nil {
+		var segs []*segInfo
+		if segs, err = decodeSidecar(b); err == nil {
+			ly.segs = segs
+			return
+		}
+	}
+	ly.lg.WithError(err).WithField("file", sidecarName).Warn("position sidecar unusable; recomputing positions")
+}
+
+// save writes the sidecar if anything changed since the last save.
+func (ly *layout) save() error {
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	if !ly.dirty {
+		return nil
+	}
+	release, err := ly.sync()
+	release()
+	if err != nil {
+		return err
+	}
+	if _, err := ly.end(plainKind); err != nil {
+		return err
+	}
+	if err := ly.log.SaveSidecar(sidecarName, encodeSidecar(ly.segs)); err != nil {
+		return fmt.Errorf("save %s of %s-%d: %w", sidecarName, ly.log.Topic(), ly.log.Partition(), err)
+	}
+	ly.dirty = false
+	return nil
+}

@@ -1,0 +1,134 @@
+package fs
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/sirupsen/logrus"
+)
+
+// viewNode is a rendered stream: `log`/`log.jsonl` (writable, from
+// position 0) or a window @offset/N, @time/T (read-only, from the position
+// of its first record), possibly a fixed range.
+type viewNode struct {
+	gofs.Inode
+	p        *part
+	k        kind
+	lg       *logrus.Entry
+	writable bool
+
+	startOff int64 // first offset of a window (log: the log start at open)
+	startPos int64 // stream position of file position 0
+	rangeEnd int64 // exclusive end offset of a range file; -1 if growing
+	rangeLen int64 // exact size of a range file
+
+	mu        sync.Mutex
+	seenLimit int64 // end offset as of the last Getattr
+	seenSize  int64 // size as of the last Getattr
+}
+
+var (
+	_ = (gofs.NodeGetattrer)((*viewNode)(nil))
+	_ = (gofs.NodeSetattrer)((*viewNode)(nil))
+	_ = (gofs.NodeOpener)((*viewNode)(nil))
+)
+
+func newLogNode(p *part, name string, k kind) *viewNode {
+	return &viewNode{p: p, k: k, lg: p.lg.WithField("file", name), writable: true, rangeEnd: -1}
+}
+
+// size returns the file size and the end offset it corresponds to.
+func (n *viewNode) size() (size, limit int64, err error) {
+	if n.rangeEnd >= 0 {
+		return n.rangeLen, n.rangeEnd, nil
+	}
+	ly := n.p.ly
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	release, err := ly.sync()
+	defer release()
+	if err != nil {
+		return 0, 0, err
+	}
+	end, err := ly.end(n.k)
+	if err != nil {
+		return 0, 0, err
+	}
+	return max(end-n.startPos, 0), ly.segs[len(ly.segs)-1].snap.Next, nil
+}
+
+// seen records a size observed by a stat, so open handles read up to it.
+func (n *viewNode) seen(size, limit int64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.seenSize = max(n.seenSize, size)
+	n.seenLimit = max(n.seenLimit, limit)
+}
+
+func (n *viewNode) seenNow() (size, limit int64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.seenSize, n.seenLimit
+}
+
+func (n *viewNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
+	defer guard(n.lg, "getattr", &errno)
+	size, limit, err := n.size()
+	if err != nil {
+		return fail(n.lg, "getattr", err)
+	}
+	n.seen(size, limit)
+	n.fillAttr(out, size)
+	return 0
+}
+
+func (n *viewNode) fillAttr(out *fuse.AttrOut, size int64) {
+	out.Mode = syscall.S_IFREG | n.p.fsys.fileMode(n.writable)
+	out.Size = uint64(size)
+	out.Nlink = 1
+	t := n.p.fsys.start
+	if snap, release := n.p.log.Segments(); len(snap) > 0 {
+		if ts := snap[len(snap)-1].MaxTimestamp; ts > 0 {
+			t = time.UnixMilli(ts)
+		}
+		release()
+	} else {
+		release()
+	}
+	setTimes(&out.Attr, t)
+}
+
+func (n *viewNode) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) (errno syscall.Errno) {
+	defer guard(n.lg, "setattr", &errno)
+	if _, ok := in.GetSize(); ok {
+		return n.p.fsys.refuse(n.lg, "truncate")
+	}
+	return n.Getattr(ctx, fh, out)
+}
+
+func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _ uint32, errno syscall.Errno) {
+	defer guard(n.lg, "open", &errno)
+	writing := flags&syscall.O_ACCMODE != syscall.O_RDONLY
+	if writing || flags&syscall.O_TRUNC != 0 {
+		if n.p.fsys.ro {
+			return nil, 0, n.p.fsys.refuse(n.lg, "open")
+		}
+		if !n.writable || flags&syscall.O_TRUNC != 0 {
+			return nil, 0, n.p.fsys.refuse(n.lg, "open")
+		}
+	}
+	size, limit, err := n.size()
+	if err != nil {
+		return nil, 0, fail(n.lg, "open", err)
+	}
+	start := n.startOff
+	if n.writable {
+		start = n.p.log.StartOffset()
+	}
+	h := &viewHandle{n: n, size: size, limit: limit, cur: cursor{off: start}}
+	return h, fuse.FOPEN_DIRECT_IO, 0
+}

@@ -1,0 +1,193 @@
+package fs
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/partfs/partfs/partlog"
+)
+
+// windowDir is @offset/ or @time/: every name is resolved when looked up.
+type windowDir struct {
+	gofs.Inode
+	p      *part
+	byTime bool
+}
+
+var (
+	_ = (gofs.NodeLookuper)((*windowDir)(nil))
+	_ = (gofs.NodeReaddirer)((*windowDir)(nil))
+	_ = (gofs.NodeGetattrer)((*windowDir)(nil))
+)
+
+func (d *windowDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	d.p.fsys.dirAttr(out)
+	return 0
+}
+
+// Readdir lists the segments' base offsets under @offset (nothing under @time).
+func (d *windowDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
+	var ents []fuse.DirEntry
+	if !d.byTime {
+		snap, release := d.p.log.Segments()
+		for _, s := range snap {
+			ents = append(ents, fuse.DirEntry{Name: strconv.FormatInt(s.Base, 10), Mode: syscall.S_IFREG})
+		}
+		release()
+	}
+	return gofs.NewListDirStream(ents), 0
+}
+
+func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
+	lg := d.p.lg.WithField("file", name)
+	defer guard(lg, "lookup", &errno)
+	k, spec := plainKind, name
+	if s, ok := strings.CutSuffix(name, ".jsonl"); ok {
+		k, spec = jsonKind, s
+	}
+	v, err := d.resolve(k, spec)
+	if err != nil {
+		return nil, fail(lg, "lookup", err)
+	}
+	v.lg = lg
+	ch := d.NewInode(ctx, v, gofs.StableAttr{Mode: syscall.S_IFREG})
+	fillEntry(ctx, ch, out)
+	volatile(out)
+	return ch, 0
+}
+
+// resolve turns "A", "A..B" (offsets or times) into a window node.
+func (d *windowDir) resolve(k kind, spec string) (*viewNode, error) {
+	a, b, isRange := strings.Cut(spec, "..")
+	from, err := d.point(a)
+	if err != nil {
+		return nil, err
+	}
+	v := &viewNode{p: d.p, k: k, startOff: from, rangeEnd: -1}
+	to := int64(-1)
+	if isRange {
+		if to, err = d.point(b); err != nil {
+			return nil, err
+		}
+		if !d.byTime && to < from {
+			return nil, fmt.Errorf("range %q ends before it starts: %w", spec, partlog.ErrInvalid)
+		}
+		to = max(to, from)
+	}
+	return v, d.place(v, to)
+}
+
+// point resolves one offset or time to an offset in [start, end].
+func (d *windowDir) point(s string) (int64, error) {
+	l := d.p.log
+	if d.byTime {
+		ts, err := parseTime(s, d.p.fsys.opt.Now())
+		if err != nil {
+			return 0, err
+		}
+		return l.OffsetForTime(ts)
+	}
+	switch s {
+	case "earliest":
+		return l.StartOffset(), nil
+	case "latest":
+		return l.EndOffset(), nil
+	}
+	n, err := parseDecimal(s)
+	if err != nil {
+		return 0, fmt.Errorf("offset %q: %w", s, partlog.ErrInvalid)
+	}
+	if n < l.StartOffset() || n > l.EndOffset() {
+		return 0, fmt.Errorf("offset %d outside [%d, %d]: %w", n, l.StartOffset(), l.EndOffset(), partlog.ErrNotFound)
+	}
+	return n, nil
+}
+
+// place computes the window's start position and, for a range ending at
+// offset to, its exact size.
+func (d *windowDir) place(v *viewNode, to int64) error {
+	ly := d.p.ly
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	release, err := ly.sync()
+	defer release()
+	if err != nil {
+		return err
+	}
+	if v.startPos, err = ly.posOf(v.k, v.startOff); err != nil {
+		return err
+	}
+	if to < 0 {
+		return nil
+	}
+	endPos, err := ly.posOf(v.k, to)
+	if err != nil {
+		return err
+	}
+	v.rangeEnd, v.rangeLen = to, max(endPos-v.startPos, 0)
+	return nil
+}
+
+// parseDecimal accepts only digits (no sign, exponent or spaces).
+func parseDecimal(s string) (int64, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// parseTime reads SPEC §2's <T>: epoch ms, RFC 3339, earliest, latest,
+// max, or a negative duration relative to now (Go durations plus d).
+func parseTime(s string, now time.Time) (int64, error) {
+	switch s {
+	case "earliest":
+		return partlog.Earliest, nil
+	case "latest":
+		return partlog.Latest, nil
+	case "max":
+		return partlog.MaxTimestamp, nil
+	}
+	if ms, err := parseDecimal(s); err == nil {
+		return ms, nil
+	}
+	if rel, ok := strings.CutPrefix(s, "-"); ok {
+		d, err := parseDuration(rel)
+		if err != nil {
+			return 0, fmt.Errorf("time %q: %w", s, partlog.ErrInvalid)
+		}
+		return now.Add(-d).UnixMilli(), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, fmt.Errorf("time %q: %w", s, partlog.ErrInvalid)
+	}
+	return t.UnixMilli(), nil
+}
+
+// parseDuration is time.ParseDuration with a leading days term ("2d",
+// "1d12h").
+func parseDuration(s string) (time.Duration, error) {
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i > 0 {
+		n, err := parseDecimal(s[:i])
+		if err != nil {
+			return 0, err
+		}
+		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
+		if s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+		return 0, fmt.Errorf("duration %q: %w", s, strconv.ErrSyntax)
+	}
+	return days + d, nil
+}
