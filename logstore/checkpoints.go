@@ -1,0 +1,112 @@
+package logstore
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/partfs/partfs/checkpoint"
+)
+
+// logCheckpoints are one partition's entries in the root checkpoint files.
+type logCheckpoints struct {
+	recoveryPoint, logStart, cleaner int64
+	hasRecoveryPoint                 bool
+}
+
+// rootCheckpoints are the root checkpoint files as read at open.
+type rootCheckpoints struct {
+	recovery, logStart, cleaner map[checkpoint.TopicPartition]int64
+}
+
+func (st *Store) readCheckpoints() (rootCheckpoints, error) {
+	var rc rootCheckpoints
+	var err error
+	read := func(name string) map[checkpoint.TopicPartition]int64 {
+		if err != nil {
+			return nil
+		}
+		var m map[checkpoint.TopicPartition]int64
+		m, err = checkpoint.ReadOffsets(st.fs, st.path(name))
+		if isNotExist(err) {
+			m, err = nil, nil
+		}
+		return m
+	}
+	rc.recovery = read(recoveryPointFile)
+	rc.logStart = read(logStartOffsetFile)
+	rc.cleaner = read(cleanerOffsetFile)
+	return rc, err
+}
+
+func (rc rootCheckpoints) forLog(topic string, n int) logCheckpoints {
+	tp := checkpoint.TopicPartition{Topic: topic, Partition: n}
+	var c logCheckpoints
+	c.recoveryPoint, c.hasRecoveryPoint = rc.recovery[tp]
+	c.logStart = rc.logStart[tp]
+	c.cleaner = rc.cleaner[tp]
+	return c
+}
+
+// writeCheckpoints writes the four root offset checkpoint files.
+func (st *Store) writeCheckpoints() error {
+	if st.opt.ReadOnly {
+		return nil
+	}
+	rp := map[checkpoint.TopicPartition]int64{}
+	ls := map[checkpoint.TopicPartition]int64{}
+	hw := map[checkpoint.TopicPartition]int64{}
+	cl := map[checkpoint.TopicPartition]int64{}
+	for _, l := range st.Logs() {
+		tp := checkpoint.TopicPartition{Topic: l.topic, Partition: l.partition}
+		l.mu.Lock()
+		rp[tp] = l.recoveryPoint
+		hw[tp] = l.endLocked()
+		if l.startOffset > l.segs[0].base {
+			ls[tp] = l.startOffset
+		}
+		if l.cleanerCheckpoint > 0 {
+			cl[tp] = l.cleanerCheckpoint
+		}
+		l.mu.Unlock()
+	}
+	return errors.Join(
+		checkpoint.WriteOffsets(st.fs, st.path(recoveryPointFile), rp),
+		checkpoint.WriteOffsets(st.fs, st.path(logStartOffsetFile), ls),
+		checkpoint.WriteOffsets(st.fs, st.path(replicationFile), hw),
+		checkpoint.WriteOffsets(st.fs, st.path(cleanerOffsetFile), cl),
+	)
+}
+
+// ensureMetaProperties writes a KRaft-style meta.properties when missing.
+func (st *Store) ensureMetaProperties() error {
+	path := st.path(metaPropertiesFile)
+	if _, err := st.fs.Stat(path); err == nil {
+		return nil
+	}
+	props := map[string]string{
+		"version":      "1",
+		"cluster.id":   randomUUID(),
+		"node.id":      "1",
+		"directory.id": randomUUID(),
+	}
+	if err := checkpoint.WriteMetaProperties(st.fs, path, props); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// randomUUID is a Kafka Uuid in base64url without padding.
+func randomUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// readTopicID reads partition.metadata of a partition directory.
+func (st *Store) readTopicID(dir string) ([16]byte, bool) {
+	id, err := checkpoint.ReadPartitionMetadata(st.fs, filepath.Join(dir, partitionMetaFile))
+	return id, err == nil
+}

@@ -1,0 +1,20 @@
+// Package logstore owns the partition log on local disk: a Kafka-compatible
+// data directory (Store) holding one directory per partition (Log), each a
+// list of segments (.log + .index + .timeindex, named by their 20-digit base
+// offset). It implements partlog.Store and partlog.Log and owns appends,
+// rolling, offset and timestamp lookups, loading and crash recovery,
+// retention, flushing, checkpoints, and the segment-swap API the log
+// cleaner uses.
+//
+// Locking: each Log has one mutex (Log.mu) that guards the segment list and
+// the append path. Readers take a refcounted snapshot of the segment list and
+// then read without the log mutex; segment files stay open until the last
+// snapshot holding them is released. fsync never runs under Log.mu: flushes
+// copy the file handles (holding references) and sync outside it.
+//
+// Record counts (Stats.Records) are maintained per segment: appends and
+// recovery count as they go; segments loaded on a clean open get their counts
+// from the logstore-segments.partfs sidecar written at clean close, and any
+// segment without a trusted count is counted lazily, once, by the first Stats
+// call that needs it.
+package logstore

@@ -1,0 +1,198 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/partfs/partfs/index"
+)
+
+// openIndexes opens (create: creates) a segment's .index and .timeindex;
+// the active segment's are preallocated to segment.index.bytes. On a
+// read-only store a missing index is an empty in-memory one.
+// REQUIRES: mu held (or the log not yet shared).
+func (l *Log) openIndexes(s *segment, active, create bool) error {
+	maxBytes := 0
+	if active {
+		maxBytes = l.cfg.SegmentIndexBytes
+	}
+	oi, err := l.openIndexFile(s.base, indexSuffix+s.suffix, create)
+	if err != nil {
+		return err
+	}
+	ti, err := l.openIndexFile(s.base, timeIndexSuffix+s.suffix, create)
+	if err != nil {
+		oi.Close()
+		return err
+	}
+	var ox *index.OffsetIndex
+	var tx *index.TimeIndex
+	if l.readOnly {
+		ox, err = index.OpenOffsetIndexReadOnly(oi, s.base)
+		if err == nil {
+			tx, err = index.OpenTimeIndexReadOnly(ti, s.base)
+		}
+	} else {
+		ox, err = index.OpenOffsetIndex(oi, s.base, maxBytes)
+		if err == nil {
+			tx, err = index.OpenTimeIndex(ti, s.base, maxBytes)
+		}
+	}
+	if err != nil {
+		oi.Close()
+		ti.Close()
+		return fmt.Errorf("open indexes of %s: %w", s.path, err)
+	}
+	s.ixmu.Lock()
+	s.oidx, s.tidx = ox, tx
+	s.ixmu.Unlock()
+	return nil
+}
+
+func (l *Log) openIndexFile(base int64, suffix string, create bool) (index.File, error) {
+	path := segmentPath(l.dir, base, suffix)
+	if l.readOnly {
+		f, err := l.fs.Open(path)
+		if isNotExist(err) || create {
+			return newMemFile(path), nil
+		}
+		return f, err
+	}
+	flag := os.O_RDWR | os.O_CREATE
+	if create {
+		flag |= os.O_TRUNC
+	}
+	f, err := l.fs.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// rebuildableIndexes replaces a read-only segment's indexes by empty
+// in-memory ones that recovery can fill. REQUIRES: mu held.
+func (l *Log) memIndexes(s *segment, maxBytes int) error {
+	ox, err := index.OpenOffsetIndex(newMemFile(segmentPath(l.dir, s.base, indexSuffix)), s.base, maxBytes)
+	if err != nil {
+		return err
+	}
+	tx, err := index.OpenTimeIndex(newMemFile(segmentPath(l.dir, s.base, timeIndexSuffix)), s.base, maxBytes)
+	if err != nil {
+		return err
+	}
+	s.ixmu.Lock()
+	old1, old2 := s.oidx, s.tidx
+	s.oidx, s.tidx = ox, tx
+	s.ixmu.Unlock()
+	if old1 != nil {
+		old1.Release()
+		old2.Release()
+	}
+	return nil
+}
+
+// seal ends a segment's active life: the final time-index entry and
+// trimmed indexes (Kafka's onBecomeInactiveSegment).
+func (s *segment) seal() error {
+	s.ixmu.Lock()
+	defer s.ixmu.Unlock()
+	if s.maxTs >= 0 {
+		if err := s.tidx.MaybeAppend(s.maxTs, s.offMaxTs, true); err != nil {
+			return fmt.Errorf("final time index entry of %s: %w", s.path, err)
+		}
+	}
+	return errors.Join(s.oidx.TrimToValidSize(), s.tidx.TrimToValidSize())
+}
+
+// expandIndexes preallocates the active segment's indexes again.
+func (l *Log) expandIndexes(s *segment) error {
+	if l.readOnly {
+		return nil
+	}
+	s.ixmu.Lock()
+	defer s.ixmu.Unlock()
+	return errors.Join(s.oidx.Resize(l.cfg.SegmentIndexBytes), s.tidx.Resize(l.cfg.SegmentIndexBytes))
+}
+
+// truncateIndexes drops index entries with offsets >= next.
+func (s *segment) truncateIndexes(next int64, _, _ int) error {
+	s.ixmu.Lock()
+	defer s.ixmu.Unlock()
+	return errors.Join(s.oidx.TruncateTo(next), s.tidx.TruncateTo(next))
+}
+
+// resetIndexes drops every entry, ready for a rebuild.
+func (s *segment) resetIndexes() error {
+	s.ixmu.Lock()
+	defer s.ixmu.Unlock()
+	return errors.Join(s.oidx.Reset(), s.tidx.Reset())
+}
+
+// memFile is an in-memory index.File for indexes rebuilt on a read-only
+// store.
+type memFile struct {
+	mu   sync.Mutex
+	name string
+	data []byte
+}
+
+func newMemFile(name string) *memFile { return &memFile{name: name} }
+
+func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if off >= int64(len(f.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if end := off + int64(len(p)); end > int64(len(f.data)) {
+		f.data = append(f.data, make([]byte, end-int64(len(f.data)))...)
+	}
+	return copy(f.data[off:], p), nil
+}
+
+func (f *memFile) Truncate(size int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if size <= int64(len(f.data)) {
+		f.data = f.data[:size]
+	} else {
+		f.data = append(f.data, make([]byte, size-int64(len(f.data)))...)
+	}
+	return nil
+}
+
+func (f *memFile) Sync() error  { return nil }
+func (f *memFile) Close() error { return nil }
+func (f *memFile) Name() string { return f.name }
+
+func (f *memFile) Stat() (os.FileInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return memInfo{name: f.name, size: int64(len(f.data))}, nil
+}
+
+type memInfo struct {
+	name string
+	size int64
+}
+
+func (i memInfo) Name() string       { return i.name }
+func (i memInfo) Size() int64        { return i.size }
+func (i memInfo) Mode() os.FileMode  { return 0o444 }
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return false }
+func (i memInfo) Sys() any           { return nil }

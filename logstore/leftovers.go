@@ -1,0 +1,158 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/partfs/partfs/record"
+)
+
+// segmentFiles is what resolveLeftovers found for one segment: its base
+// offset and the operation suffix its files carry ("" or, on a read-only
+// store that cannot rename, ".swap").
+type segmentFiles struct {
+	base   int64
+	suffix string
+}
+
+// segmentKind returns the Kafka suffix of a segment file name without an
+// operation suffix, or "".
+func segmentKind(name string) string {
+	for _, suf := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
+		if strings.HasSuffix(name, suf) {
+			return suf
+		}
+	}
+	return ""
+}
+
+// resolveLeftovers applies Kafka's loader steps 1–2 (kafka-format.md §5):
+// stray .deleted and every .cleaned file are removed, a .swap at or above
+// the smallest .cleaned offset is an incomplete split and removed, and the
+// remaining .swap files replace the segments in their offset range. It
+// returns the segments to load, sorted by base offset.
+func (l *Log) resolveLeftovers() ([]segmentFiles, error) {
+	infos, err := l.fs.ReadDir(l.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", l.dir, err)
+	}
+	minCleaned := int64(math.MaxInt64)
+	var swaps, plain []string
+	var errs []error
+	for _, fi := range infos {
+		name := fi.Name()
+		base, ok := parseBase(name)
+		switch {
+		case fi.IsDir() || !ok:
+		case strings.HasSuffix(name, deletedSuffix):
+			if !strings.HasSuffix(name, ".checkpoint.deleted") {
+				errs = append(errs, l.removeLeftover(name, "stray .deleted file"))
+			}
+		case strings.HasSuffix(name, cleanedSuffix):
+			minCleaned = min(minCleaned, base)
+			errs = append(errs, l.removeLeftover(name, "unfinished cleaning"))
+		case strings.HasSuffix(name, swapSuffix):
+			swaps = append(swaps, name)
+		case segmentKind(name) != "":
+			plain = append(plain, name)
+		}
+	}
+	var kept []string
+	for _, name := range swaps {
+		if base, _ := parseBase(name); base >= minCleaned {
+			errs = append(errs, l.removeLeftover(name, "incomplete split"))
+			continue
+		}
+		kept = append(kept, name)
+	}
+	segs, err := l.completeSwaps(kept, plain)
+	errs = append(errs, err)
+	return segs, errors.Join(errs...)
+}
+
+// completeSwaps finishes an interrupted swap: segment files in the swap
+// range are removed and the .swap files renamed to their final names.
+func (l *Log) completeSwaps(swaps, plain []string) ([]segmentFiles, error) {
+	lo, hi := int64(math.MaxInt64), int64(-1)
+	for _, name := range swaps {
+		if !strings.HasSuffix(name, logSuffix+swapSuffix) {
+			continue
+		}
+		base, _ := parseBase(name)
+		lo = min(lo, base)
+		hi = max(hi, l.readNextOffset(l.dir+"/"+name, base))
+	}
+	var errs []error
+	bases := map[int64]string{}
+	for _, name := range plain {
+		base, _ := parseBase(name)
+		if base >= lo && base < hi {
+			errs = append(errs, l.removeLeftover(name, "replaced by a .swap segment"))
+			continue
+		}
+		if segmentKind(name) == logSuffix {
+			bases[base] = ""
+		}
+	}
+	for _, name := range swaps {
+		base, _ := parseBase(name)
+		if l.readOnly {
+			if strings.HasSuffix(name, logSuffix+swapSuffix) {
+				bases[base] = swapSuffix
+			}
+			continue
+		}
+		final := strings.TrimSuffix(name, swapSuffix)
+		if err := l.fs.Rename(l.dir+"/"+name, l.dir+"/"+final); err != nil {
+			errs = append(errs, fmt.Errorf("rename %s to %s: %w", name, final, err))
+			continue
+		}
+		l.logger.WithField("file", name).Info("completed an interrupted segment swap")
+		if strings.HasSuffix(final, logSuffix) {
+			bases[base] = ""
+		}
+	}
+	if len(swaps) > 0 && !l.readOnly {
+		errs = append(errs, l.fs.SyncDir(l.dir))
+	}
+	out := make([]segmentFiles, 0, len(bases))
+	for b, suf := range bases {
+		out = append(out, segmentFiles{base: b, suffix: suf})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].base < out[j].base })
+	return out, errors.Join(errs...)
+}
+
+func (l *Log) removeLeftover(name, why string) error {
+	if l.readOnly {
+		return nil
+	}
+	l.logger.WithField("file", name).WithField("reason", why).Info("removing leftover file")
+	if err := l.fs.Remove(l.dir + "/" + name); err != nil && !isNotExist(err) {
+		return fmt.Errorf("remove %s: %w", name, err)
+	}
+	return nil
+}
+
+// readNextOffset scans a segment file for the offset after its last valid
+// batch (base if none).
+func (l *Log) readNextOffset(path string, base int64) int64 {
+	f, err := l.fs.Open(path)
+	if err != nil {
+		return base
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return base
+	}
+	next := base
+	sc := record.NewScanner(f, 0, fi.Size(), path)
+	for sc.Next() {
+		next = max(next, sc.Batch().Header.LastOffset()+1)
+	}
+	return next
+}

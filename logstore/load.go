@@ -1,0 +1,266 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+
+	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+)
+
+// loadAll opens every partition directory of the data directory.
+func (st *Store) loadAll() error {
+	overrides, err := st.readTopicsFile()
+	if err != nil {
+		return err
+	}
+	cps, err := st.readCheckpoints()
+	if err != nil {
+		return err
+	}
+	infos, err := st.fs.ReadDir(st.dir)
+	if err != nil {
+		return fmt.Errorf("list data directory: %w", err)
+	}
+	parts := map[string][]int{}
+	for _, fi := range infos {
+		if t, n, ok := parsePartitionDir(fi.Name()); ok && fi.IsDir() {
+			parts[t] = append(parts[t], n)
+		}
+	}
+	for name, ns := range parts {
+		if err := st.loadTopic(name, ns, overrides[name], cps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *Store) loadTopic(name string, ns []int, overrides map[string]string, cps rootCheckpoints) error {
+	if overrides == nil {
+		overrides = map[string]string{}
+	}
+	cfg, err := st.topicConfig(overrides)
+	if err != nil {
+		st.logger.WithError(err).WithField("topic", name).Warn("ignoring invalid stored topic configuration")
+		overrides = map[string]string{}
+		cfg = st.base
+	}
+	sort.Ints(ns)
+	t := &topic{name: name, overrides: overrides, logs: make([]*Log, ns[len(ns)-1]+1)}
+	for i, n := range ns {
+		dir := st.path(partitionDirName(name, n))
+		if i == 0 {
+			t.id, _ = st.readTopicID(dir)
+		}
+		l, err := st.loadLog(name, n, dir, cfg, cps.forLog(name, n))
+		if err != nil {
+			return fmt.Errorf("load partition %s: %w", dir, err)
+		}
+		t.logs[n] = l
+	}
+	st.mu.Lock()
+	st.topics[name] = t
+	st.mu.Unlock()
+	return nil
+}
+
+// newLog builds an empty Log value for dir.
+func (st *Store) newLog(topic string, n int, dir string, cfg config.Topic) *Log {
+	return &Log{store: st, topic: topic, partition: n, dir: dir, fs: st.fs, now: st.opt.Now,
+		logger: st.logger.WithField("partition", partitionDirName(topic, n)), readOnly: st.opt.ReadOnly,
+		cfg: cfg, byID: map[uint64]*segment{}, changed: make(chan struct{}), lastFlush: st.opt.Now()}
+}
+
+// loadLog opens one partition: leftovers, segments, then the clean path
+// (trust sizes and last index entries) or recovery from the recovery point.
+func (st *Store) loadLog(topic string, n int, dir string, cfg config.Topic, cp logCheckpoints) (*Log, error) {
+	l := st.newLog(topic, n, dir, cfg)
+	files, err := l.resolveLeftovers()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		s, err := l.openSegment(f)
+		if err != nil {
+			l.close()
+			return nil, err
+		}
+		s.refs.Store(1)
+		l.segs = append(l.segs, s)
+		l.byID[s.id] = s
+	}
+	if err := l.loadTxnIndexes(); err != nil {
+		l.logger.WithError(err).Warn("ignoring unreadable transaction index")
+	}
+	if err := l.loadSegments(cp, st.clean); err != nil {
+		l.close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// loadSegments finishes loading after the segment files are open.
+func (l *Log) loadSegments(cp logCheckpoints, clean bool) error {
+	side := l.readSegmentsSidecar()
+	rp := cp.recoveryPoint
+	if !cp.hasRecoveryPoint {
+		rp = 0
+	}
+	if len(l.segs) > 0 && clean {
+		l.loadClean(side)
+	} else if len(l.segs) > 0 {
+		if err := l.recoverFrom(rp); err != nil {
+			return err
+		}
+	}
+	if len(l.segs) > 0 && l.endLocked() < cp.logStart {
+		l.logger.WithField("log_end_offset", l.endLocked()).WithField("log_start_offset", cp.logStart).
+			Warn("log end is below the log start checkpoint: deleting all segments")
+		for _, s := range l.segs {
+			l.removeSegmentFiles(s)
+			l.retire(s)
+		}
+		l.segs = nil
+	}
+	if len(l.segs) == 0 {
+		if l.readOnly {
+			return l.emptyReadOnly(cp.logStart)
+		}
+		s, err := l.createSegment(max(cp.logStart, 0), l.now())
+		if err != nil {
+			return err
+		}
+		l.addSegment(s)
+	} else if err := l.expandIndexes(l.active()); err != nil {
+		return err
+	}
+	l.startOffset = max(cp.logStart, l.segs[0].base)
+	l.cleanerCheckpoint = cp.cleaner
+	l.recoveryPoint = l.endLocked()
+	if !clean {
+		l.recoveryPoint = min(max(rp, l.startOffset), l.endLocked())
+	}
+	return nil
+}
+
+// openSegment opens a segment's .log (size from stat) and its indexes.
+func (l *Log) openSegment(f segmentFiles) (*segment, error) {
+	path := segmentPath(l.dir, f.base, logSuffix) + f.suffix
+	flag := os.O_RDWR
+	if l.readOnly {
+		flag = os.O_RDONLY
+	}
+	file, err := l.fs.OpenFile(path, flag, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open segment %s: %w", path, err)
+	}
+	fi, err := file.Stat()
+	if err != nil {
+		file.Close()
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	s := &segment{dir: l.dir, base: f.base, id: l.store.nextID(), log: file, path: path, size: fi.Size(),
+		next: f.base, maxTs: -1, offMaxTs: f.base, rollTs: -1, created: l.now(), jitter: l.rollJitter(),
+		records: -1, suffix: f.suffix}
+	if err := l.openIndexes(s, false, false); err != nil {
+		file.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// loadClean trusts what a clean shutdown left: sizes, the last index
+// entries and the segments sidecar. No segment data is read unless the
+// sidecar is missing (then only the active segment's tail after its last
+// index entry) or an index fails its cheap check. REQUIRES: mu held or the
+// log not shared.
+func (l *Log) loadClean(side map[int64]sidecarSegment) {
+	for i, s := range l.segs {
+		if err := s.cheapIndexCheck(); err != nil {
+			l.logger.WithError(err).Warn("index failed its check on a clean open: rebuilding")
+			l.recoverSegment(s, i == len(l.segs)-1)
+			continue
+		}
+		s.maxTs, s.offMaxTs = s.tidx.LastEntry()
+		if e, ok := side[s.base]; ok && e.Size == s.size {
+			s.next, s.records, s.maxTs, s.offMaxTs = e.Next, e.Records, e.MaxTs, e.OffMaxTs
+			continue
+		}
+		if i+1 < len(l.segs) {
+			s.next = l.segs[i+1].base
+		} else if err := l.scanTail(s); err != nil {
+			l.logger.WithError(err).Warn("active segment tail unreadable on a clean open: recovering it")
+			l.recoverSegment(s, true)
+		}
+	}
+}
+
+// cheapIndexCheck is Kafka's sanity check on load: whole entries, and the
+// last offset entry inside the segment.
+func (s *segment) cheapIndexCheck() error {
+	off, pos := s.oidx.Lookup(math.MaxInt64)
+	if s.oidx.Entries() > 0 && (off < s.base || int64(pos) >= s.size || pos < 0) {
+		return fmt.Errorf("%s: last index entry (%d, %d) outside the segment of %d bytes", s.path, off, pos, s.size)
+	}
+	if s.oidx.SizeBytes()%8 != 0 {
+		return fmt.Errorf("%s: index size not whole entries", s.path)
+	}
+	return nil
+}
+
+// scanTail finds the active segment's next offset by scanning from its last
+// index entry (Kafka's readNextOffset).
+func (l *Log) scanTail(s *segment) error {
+	off, pos := s.oidx.Lookup(math.MaxInt64)
+	s.next = max(s.next, off)
+	if s.oidx.Entries() > 0 {
+		s.next = off + 1
+	}
+	sc := record.NewScanner(s.log, int64(pos), s.size, s.path)
+	end := int64(pos)
+	for sc.Next() {
+		h := &sc.Batch().Header
+		s.next = max(s.next, h.LastOffset()+1)
+		end = sc.Batch().Pos + h.Size()
+	}
+	if err := sc.Err(); err != nil || end != s.size {
+		return errors.Join(err, fmt.Errorf("%s: valid data ends at %d of %d bytes", s.path, end, s.size))
+	}
+	return nil
+}
+
+// emptyReadOnly gives a read-only log with no segment an empty in-memory
+// segment so that offsets still answer.
+func (l *Log) emptyReadOnly(start int64) error {
+	s := &segment{dir: l.dir, base: max(start, 0), id: l.store.nextID(), log: emptyFile{},
+		path: segmentPath(l.dir, max(start, 0), logSuffix), next: max(start, 0), maxTs: -1, rollTs: -1, created: l.now()}
+	if err := l.memIndexes(s, 0); err != nil {
+		return err
+	}
+	l.addSegment(s)
+	return nil
+}
+
+// close closes every segment's files (trimming writable indexes).
+func (l *Log) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	if !l.readOnly && l.werr == nil && len(l.segs) > 0 {
+		errs = append(errs, l.active().seal())
+	}
+	for _, s := range l.segs {
+		errs = append(errs, s.closeFiles())
+	}
+	if l.werr != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", l.dir, l.werr))
+	}
+	return errors.Join(errs...)
+}
+
+var errEmptyFile = fmt.Errorf("empty in-memory segment: %w", partlog.ErrNotFound)

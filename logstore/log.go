@@ -1,0 +1,251 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
+)
+
+// Log is one partition: a directory of segments. It implements partlog.Log.
+type Log struct {
+	store     *Store
+	topic     string
+	partition int
+	dir       string
+	fs        vfs.FS
+	now       func() time.Time
+	logger    *logrus.Entry
+	readOnly  bool
+
+	mu sync.Mutex
+	// guarded by mu
+	cfg               config.Topic
+	segs              []*segment          // live segments sorted by base offset; the last is active
+	byID              map[uint64]*segment // live segments and segments held by snapshots
+	startOffset       int64
+	recoveryPoint     int64
+	cleanerCheckpoint int64
+	werr              error // sticky append error: the log refuses appends after it
+	changed           chan struct{}
+	unflushed         int64 // records appended since the last flush
+	lastFlush         time.Time
+	enc               record.Encoder
+	buf               []byte
+	spans             []int
+	recBuf            []record.Record
+	txns              []abortedTxn // aborted transactions from .txnindex files, by lastOffset
+	firstTs           cachedTs
+	pending           []pendingDelete // .deleted files awaiting file.delete.delay.ms
+	rebuild           []*segment      // segments whose index failed a lookup
+
+	flushMu sync.Mutex // serializes flushes (never held with mu while syncing)
+}
+
+var _ partlog.Log = (*Log)(nil)
+
+// Topic returns the topic name.
+func (l *Log) Topic() string { return l.topic }
+
+// Partition returns the partition number.
+func (l *Log) Partition() int { return l.partition }
+
+// Dir returns the partition directory.
+func (l *Log) Dir() string { return l.dir }
+
+// StartOffset returns the log start offset.
+func (l *Log) StartOffset() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.startOffset
+}
+
+// EndOffset returns the log end offset (the next offset to assign).
+func (l *Log) EndOffset() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.endLocked()
+}
+
+// endLocked is the log end offset. REQUIRES: mu held.
+func (l *Log) endLocked() int64 { return l.active().next }
+
+// active is the last segment. REQUIRES: mu held.
+func (l *Log) active() *segment { return l.segs[len(l.segs)-1] }
+
+// Config returns the topic's effective configuration.
+func (l *Log) Config() config.Topic {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cfg
+}
+
+func (l *Log) setConfig(c config.Topic) {
+	l.mu.Lock()
+	l.cfg = c
+	l.mu.Unlock()
+}
+
+// Changed returns a channel closed at the next append or segment-list change.
+func (l *Log) Changed() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.changed
+}
+
+// notify wakes the waiters of Changed. REQUIRES: mu held.
+func (l *Log) notify() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// Append appends recs atomically as one or more consecutive batches and
+// returns the first offset assigned.
+func (l *Log) Append(recs []record.Record) (int64, error) {
+	if l.readOnly {
+		return 0, fmt.Errorf("append to %s: %w", l.dir, partlog.ErrReadOnly)
+	}
+	l.mu.Lock()
+	first, flush, err := l.appendLocked(recs)
+	l.mu.Unlock()
+	if err == nil && flush {
+		err = l.Sync()
+	}
+	return first, err
+}
+
+// appendLocked encodes and writes recs; on a write failure it rolls the log
+// back to where it was and makes the error sticky. REQUIRES: mu held.
+func (l *Log) appendLocked(recs []record.Record) (first int64, flush bool, err error) {
+	if l.werr != nil {
+		return 0, false, l.werr
+	}
+	first = l.endLocked()
+	if len(recs) == 0 {
+		return first, false, nil
+	}
+	now := l.now()
+	if err := l.encodeAll(recs, first, now); err != nil {
+		return 0, false, err
+	}
+	u := l.saveUndo()
+	if err := l.writeSpans(now); err != nil {
+		l.werr = l.undo(u, err)
+		return 0, false, l.werr
+	}
+	l.unflushed += int64(len(recs))
+	l.notify()
+	return first, l.cfg.FlushMessages > 0 && l.unflushed >= l.cfg.FlushMessages, nil
+}
+
+// writeSpans writes the encoded batches in l.buf, rolling as needed.
+// REQUIRES: mu held.
+func (l *Log) writeSpans(now time.Time) error {
+	start := 0
+	for _, end := range l.spans {
+		raw := l.buf[start:end]
+		start = end
+		h, err := record.ParseHeader(raw)
+		if err != nil {
+			return fmt.Errorf("encoded batch: %w", err)
+		}
+		if l.shouldRoll(l.active(), &h, now) {
+			if err := l.roll(now); err != nil {
+				return err
+			}
+		}
+		if err := l.active().appendBatch(raw, &h, l.cfg.IndexIntervalBytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeAll encodes recs into l.buf as batches no larger than
+// max.message.bytes, with their end positions in l.spans. REQUIRES: mu held.
+func (l *Log) encodeAll(recs []record.Record, base int64, now time.Time) error {
+	nowMs := now.UnixMilli()
+	l.recBuf = append(l.recBuf[:0], recs...)
+	for i := range l.recBuf {
+		if l.recBuf[i].Timestamp <= 0 {
+			l.recBuf[i].Timestamp = nowMs
+		}
+	}
+	opt, err := l.batchOptions(nowMs)
+	if err != nil {
+		return err
+	}
+	limit := int64(l.cfg.MaxMessageBytes)
+	if l.cfg.SegmentBytes > 0 && l.cfg.SegmentBytes < limit {
+		limit = l.cfg.SegmentBytes
+	}
+	l.spans = l.spans[:0]
+	l.buf, err = l.encodeSplit(l.buf[:0], l.recBuf, base, opt, limit)
+	clear(l.recBuf) // drop references to the caller's slices
+	if err != nil {
+		l.buf = l.buf[:0]
+	}
+	return err
+}
+
+// encodeSplit appends one batch of recs, or splits recs in halves while the
+// batch is larger than limit.
+func (l *Log) encodeSplit(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
+	start := len(dst)
+	out, err := l.enc.AppendBatch(dst, base, recs, opt)
+	if err != nil {
+		return dst[:start], fmt.Errorf("encode batch at offset %d: %w", base, err)
+	}
+	if int64(len(out)-start) <= limit {
+		l.spans = append(l.spans, len(out))
+		return out, nil
+	}
+	out = out[:start]
+	if len(recs) == 1 {
+		return out, fmt.Errorf("record at offset %d is %d bytes as a batch, above max.message.bytes %d: %w",
+			base, len(out)-start, limit, partlog.ErrTooLarge)
+	}
+	half := len(recs) / 2
+	out, err = l.encodeSplit(out, recs[:half], base, opt, limit)
+	if err != nil {
+		return out, err
+	}
+	return l.encodeSplit(out, recs[half:], base+int64(half), opt, limit)
+}
+
+// batchOptions maps the topic configuration to encoder options.
+// REQUIRES: mu held.
+func (l *Log) batchOptions(nowMs int64) (record.BatchOptions, error) {
+	var opt record.BatchOptions
+	name := l.cfg.Compression
+	if name == "" || name == "producer" || name == "uncompressed" {
+		name = "none"
+	}
+	c, err := record.ParseCodec(name)
+	if err != nil {
+		return opt, fmt.Errorf("compression.type %q: %w", l.cfg.Compression, partlog.ErrInvalid)
+	}
+	opt.Codec = c
+	if l.cfg.TimestampType == "LogAppendTime" {
+		opt.LogAppendTime, opt.LogAppendTimeMs = true, nowMs
+	}
+	return opt, nil
+}
+
+// errNoSpaceMapped maps ENOSPC-like errors to partlog.ErrNoSpace.
+func wrapIOError(err error) error {
+	if err == nil || errors.Is(err, partlog.ErrNoSpace) {
+		return err
+	}
+	if isNoSpace(err) {
+		return fmt.Errorf("%w: %w", partlog.ErrNoSpace, err)
+	}
+	return err
+}

@@ -1,0 +1,56 @@
+package logstore
+
+import (
+	"io"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/vfs"
+)
+
+// Options configure a Store. Zero values take the defaults below.
+type Options struct {
+	FS     vfs.FS           // default vfs.Default
+	Now    func() time.Time // default time.Now
+	Logger *logrus.Entry    // default: logrus standard logger
+	// Defaults are the mount's --config KEY=VALUE topic defaults (not stored).
+	Defaults map[string]string
+	// ReadOnly opens without the lock, never writes, and recovers only in
+	// memory: a torn tail is hidden, bad indexes are rebuilt in memory.
+	ReadOnly bool
+
+	// Background work; a negative interval disables that task.
+	CheckpointInterval time.Duration // checkpoints; default 60 s (Kafka's)
+	RetentionInterval  time.Duration // retention checks; default 30 s
+	FlushInterval      time.Duration // how often flush.ms and delayed deletes are checked; default 1 s
+	// NoBackground starts no goroutine at all (tests drive RunMaintenance).
+	NoBackground bool
+
+	// Jitter returns a random value in [0, n) for segment.jitter.ms
+	// (default math/rand).
+	Jitter func(n int64) int64
+}
+
+func (o *Options) setDefaults() {
+	if o.FS == nil {
+		o.FS = vfs.Default
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		o.Logger = logrus.NewEntry(l)
+	}
+	if o.CheckpointInterval == 0 {
+		o.CheckpointInterval = 60 * time.Second
+	}
+	if o.RetentionInterval == 0 {
+		o.RetentionInterval = 30 * time.Second
+	}
+	if o.FlushInterval == 0 {
+		o.FlushInterval = time.Second
+	}
+}

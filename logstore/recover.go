@@ -1,0 +1,190 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/partfs/partfs/record"
+)
+
+// recoverFrom re-validates every segment from the one containing rp to the
+// end (Kafka's unclean load). Segments below it are trusted once their
+// indexes pass the full sanity check. A corrupt or torn tail is cut at the
+// last valid batch and every later segment is deleted, as Kafka does.
+// REQUIRES: mu held or the log not shared.
+func (l *Log) recoverFrom(rp int64) error {
+	from := l.floorSegment(rp)
+	for i, s := range l.segs[:from] {
+		if err := s.fullIndexCheck(l.segs[i+1].base); err != nil {
+			l.logger.WithError(err).Warn("index failed its sanity check: rebuilding")
+			if cut := l.recoverSegment(s, false); cut != nil {
+				l.dropAfter(i, cut)
+				return nil
+			}
+			continue
+		}
+		s.next = l.segs[i+1].base
+		s.maxTs, s.offMaxTs = s.tidx.LastEntry()
+	}
+	for i := from; i < len(l.segs); i++ {
+		if cut := l.recoverSegment(l.segs[i], i == len(l.segs)-1); cut != nil {
+			l.dropAfter(i, cut)
+			break
+		}
+	}
+	if !l.readOnly {
+		return l.syncRecovered(from)
+	}
+	return nil
+}
+
+// fullIndexCheck runs the index package's complete checks.
+func (s *segment) fullIndexCheck(next int64) error {
+	if err := s.oidx.SanityCheck(s.size); err != nil {
+		return err
+	}
+	return s.tidx.SanityCheck(next)
+}
+
+// dropAfter deletes the segments after index i because i's data was cut.
+func (l *Log) dropAfter(i int, cut error) {
+	for _, s := range l.segs[i+1:] {
+		l.logger.WithField("segment", s.path).WithField("bytes", s.size).WithError(cut).
+			Warn("deleting segment after a corrupt tail")
+		l.removeSegmentFiles(s)
+		l.retire(s)
+	}
+	l.segs = l.segs[:i+1]
+}
+
+// recoverSegment rebuilds a segment's indexes and bookkeeping from its
+// batches (Kafka's LogSegment.recover) and cuts the file at the last valid
+// batch. It returns a non-nil error describing the cut when it cut data.
+func (l *Log) recoverSegment(s *segment, active bool) error {
+	maxBytes := l.cfg.SegmentIndexBytes
+	var err error
+	if l.readOnly {
+		err = l.memIndexes(s, maxBytes)
+	} else {
+		err = l.resetIndexes(s, maxBytes)
+	}
+	if err != nil {
+		l.logger.WithError(err).WithField("segment", s.path).Error("cannot reset indexes")
+	}
+	s.next, s.maxTs, s.offMaxTs, s.bytesSinceIndex, s.records = s.base, -1, s.base, 0, 0
+	s.rollTsKnown = false
+	valid, scanErr := l.rebuild1(s)
+	if err := s.finishIndexes(active && !l.readOnly); err != nil {
+		l.logger.WithError(err).WithField("segment", s.path).Error("cannot finish rebuilt indexes")
+	}
+	if valid == s.size {
+		return nil
+	}
+	cut := fmt.Errorf("%s: cut %d bytes at position %d: %w", s.path, s.size-valid, valid, scanErr)
+	l.logger.WithField("file", s.path).WithField("position", valid).WithField("bytes", s.size-valid).
+		WithError(scanErr).Warn("recovery truncated the segment at its last valid batch")
+	if !l.readOnly {
+		if err := s.log.Truncate(valid); err != nil {
+			l.logger.WithError(err).WithField("segment", s.path).Error("truncate failed")
+		}
+	}
+	s.size = valid
+	return cut
+}
+
+// resetIndexes empties a segment's indexes at full capacity for a rebuild.
+func (l *Log) resetIndexes(s *segment, maxBytes int) error {
+	s.ixmu.Lock()
+	defer s.ixmu.Unlock()
+	return errors.Join(s.oidx.Resize(maxBytes), s.tidx.Resize(maxBytes), s.oidx.Reset(), s.tidx.Reset())
+}
+
+// rebuild scans s and indexes each valid batch; it returns the end of the
+// valid data and why the scan stopped before the file's end (nil if not).
+func (l *Log) rebuild1(s *segment) (int64, error) {
+	sc := record.NewScanner(s.log, 0, s.size, s.path)
+	valid := int64(0)
+	dec := decoders.Get().(*record.Decoder)
+	defer decoders.Put(dec)
+	for sc.Next() {
+		b := sc.Batch()
+		h := &b.Header
+		if h.BaseOffset < s.base || !s.fits(h.LastOffset()) {
+			return valid, &record.CorruptionError{File: s.path, Pos: b.Pos, Err: record.ErrCorruption,
+				Reason: fmt.Sprintf("batch offsets %d..%d outside segment with base %d", h.BaseOffset, h.LastOffset(), s.base)}
+		}
+		if err := s.indexBatch(h, b.Pos, l.cfg.IndexIntervalBytes); err != nil {
+			return valid, err
+		}
+		n, err := l.countBatch(dec, b)
+		if err != nil {
+			return valid, err
+		}
+		s.records += n
+		valid = b.Pos + h.Size()
+	}
+	return valid, sc.Err()
+}
+
+// countBatch counts the records of b a reader sees: none for control
+// batches, the header count for plain V2, a decode for legacy wrappers and
+// transactional batches.
+func (l *Log) countBatch(dec *record.Decoder, b *record.Batch) (int64, error) {
+	h := &b.Header
+	switch {
+	case h.IsControl():
+		return 0, nil
+	case h.Magic >= 2 && !h.IsTransactional():
+		return int64(h.NumRecords), nil
+	case h.Magic < 2 && h.Codec() == record.None:
+		return 1, nil
+	}
+	aborted := abortedFor(l.txns, h)
+	n := int64(0)
+	err := dec.Records(b, func(r *record.Record) bool {
+		if aborted == nil || !isAborted(aborted, r.Offset) {
+			n++
+		}
+		return true
+	})
+	return n, err
+}
+
+// finishIndexes writes the final time entry and trims the indexes of an
+// inactive segment (Kafka's end of recover()).
+func (s *segment) finishIndexes(active bool) error {
+	s.ixmu.Lock()
+	defer s.ixmu.Unlock()
+	var err error
+	if s.maxTs >= 0 {
+		err = s.tidx.MaybeAppend(s.maxTs, s.offMaxTs, true)
+	}
+	if active {
+		return err
+	}
+	return errors.Join(err, s.oidx.TrimToValidSize(), s.tidx.TrimToValidSize())
+}
+
+// syncRecovered makes the recovered segments and the directory durable.
+func (l *Log) syncRecovered(from int) error {
+	var errs []error
+	for _, s := range l.segs[min(from, len(l.segs)):] {
+		errs = append(errs, s.syncFiles())
+	}
+	errs = append(errs, l.fs.SyncDir(l.dir))
+	return errors.Join(errs...)
+}
+
+// removeSegmentFiles deletes a segment's files from disk (not on a
+// read-only store).
+func (l *Log) removeSegmentFiles(s *segment) {
+	if l.readOnly {
+		return
+	}
+	for _, suf := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
+		if err := l.fs.Remove(segmentPath(l.dir, s.base, suf)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			l.logger.WithError(err).Warn("cannot remove segment file")
+		}
+	}
+}

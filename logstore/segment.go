@@ -1,0 +1,142 @@
+package logstore
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/partfs/partfs/index"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
+)
+
+// segment is one segment: its .log file and its two sparse indexes.
+//
+// Fields below "guarded by Log.mu" change only under the owning Log's mutex;
+// readers use the values captured in a snapshot (partlog.Segment). The index
+// objects are guarded by ixmu, because lookups run without Log.mu.
+type segment struct {
+	dir  string
+	base int64
+	id   uint64
+	log  vfs.File
+	path string // the .log path, used in errors
+	// suffix is ".swap" for a segment a read-only store serves from an
+	// unfinished swap; "" otherwise.
+	suffix string
+
+	ixmu sync.RWMutex
+	oidx *index.OffsetIndex
+	tidx *index.TimeIndex
+
+	// guarded by Log.mu
+	size            int64
+	next            int64 // offset after the last batch
+	maxTs           int64 // largest batch max timestamp, -1 if none
+	offMaxTs        int64 // last offset of the batch holding maxTs
+	bytesSinceIndex int64
+	rollTs          int64 // max timestamp of the first batch; -1 none; see rollTsKnown
+	rollTsKnown     bool
+	created         time.Time
+	jitter          int64
+	records         int64 // records a reader sees; -1 = not counted yet
+	dirty           bool  // holds appends not yet fsynced
+	dead            bool  // no longer in the live segment list
+
+	refs   atomic.Int32 // 1 while live + 1 per snapshot holding it
+	closed atomic.Bool
+}
+
+// meta is the snapshot view of s. REQUIRES: Log.mu held.
+func (s *segment) meta() partlog.Segment {
+	return partlog.Segment{Base: s.base, Next: s.next, Size: s.size, MaxTimestamp: s.maxTs, ID: s.id}
+}
+
+// acquire adds a reference (Log.releaseAll drops it).
+func (s *segment) acquire() { s.refs.Add(1) }
+
+
+func (s *segment) closeFiles() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	keep(s.log.Close())
+	s.ixmu.Lock()
+	keep(s.oidx.Close())
+	keep(s.tidx.Close())
+	s.ixmu.Unlock()
+	return first
+}
+
+// fits reports whether a batch ending at lastOffset keeps its relative
+// offset within 32 bits (Kafka's index rule).
+func (s *segment) fits(lastOffset int64) bool {
+	d := lastOffset - s.base
+	return d >= 0 && d <= math.MaxInt32
+}
+
+// appendBatch writes one encoded batch at the end of the segment and applies
+// Kafka's index rule (LogSegment.append). REQUIRES: Log.mu held.
+func (s *segment) appendBatch(raw []byte, h *record.BatchHeader, interval int) error {
+	pos := s.size
+	if _, err := s.log.WriteAt(raw, pos); err != nil {
+		return fmt.Errorf("write %s at %d: %w", s.path, pos, err)
+	}
+	s.size += int64(len(raw))
+	s.dirty = true
+	if s.records >= 0 {
+		s.records += int64(h.NumRecords)
+	}
+	return s.indexBatch(h, pos, interval)
+}
+
+// indexBatch updates the segment's bookkeeping for a batch at pos that is
+// already in the file; used by append and by recovery alike.
+func (s *segment) indexBatch(h *record.BatchHeader, pos int64, interval int) error {
+	last := h.LastOffset()
+	if h.MaxTimestamp > s.maxTs {
+		s.maxTs, s.offMaxTs = h.MaxTimestamp, last
+	}
+	if !s.rollTsKnown {
+		s.rollTs, s.rollTsKnown = h.MaxTimestamp, true
+	}
+	if last+1 > s.next {
+		s.next = last + 1
+	}
+	size := h.Size()
+	if s.bytesSinceIndex > int64(interval) {
+		if err := s.addIndexEntry(last, pos); err != nil {
+			return err
+		}
+		s.bytesSinceIndex = 0
+	}
+	s.bytesSinceIndex += size
+	return nil
+}
+
+func (s *segment) addIndexEntry(last, pos int64) error {
+	s.ixmu.Lock()
+	defer s.ixmu.Unlock()
+	if s.oidx.Entries() > 0 && last <= s.oidx.LastOffset() {
+		return nil // offsets went backwards in legacy data: no entry, keep reading
+	}
+	if err := s.oidx.Append(last, int32(pos)); err != nil {
+		return fmt.Errorf("offset index of %s: %w", s.path, err)
+	}
+	if s.maxTs >= 0 {
+		if err := s.tidx.MaybeAppend(s.maxTs, s.offMaxTs, false); err != nil {
+			return fmt.Errorf("time index of %s: %w", s.path, err)
+		}
+	}
+	return nil
+}
+

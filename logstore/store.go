@@ -1,0 +1,233 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/checkpoint"
+	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/vfs"
+)
+
+// Store is a data directory: one directory per partition, Kafka's
+// checkpoint files at the root. It implements partlog.Store.
+type Store struct {
+	dir    string
+	opt    Options
+	fs     vfs.FS
+	logger *logrus.Entry
+	base   config.Topic // Kafka defaults + the mount's --config defaults
+	lock   io.Closer
+	ids    atomic.Uint64
+	clean  bool // the clean-shutdown marker was present at open
+
+	mu sync.Mutex
+	// guarded by mu
+	topics map[string]*topic
+	closed bool
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// topic is one topic's partitions and configuration overrides.
+type topic struct {
+	name      string
+	id        [16]byte
+	overrides map[string]string
+	logs      []*Log // index = partition; nil for a missing partition
+}
+
+var _ partlog.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the data directory dir: it takes .lock,
+// removes .kafka_cleanshutdown, and loads (or recovers) every partition.
+func Open(dir string, opt Options) (*Store, error) {
+	opt.setDefaults()
+	st := &Store{dir: dir, opt: opt, fs: opt.FS, topics: map[string]*topic{}, stop: make(chan struct{}),
+		logger: opt.Logger.WithField("datadir", dir)}
+	base, err := config.Apply(config.Defaults(), opt.Defaults)
+	if err != nil {
+		return nil, fmt.Errorf("mount config defaults: %w", err)
+	}
+	st.base = base
+	if err := st.prepareDir(); err != nil {
+		st.unlock()
+		return nil, err
+	}
+	if err := st.loadAll(); err != nil {
+		st.closeLogs()
+		st.unlock()
+		return nil, err
+	}
+	if !opt.ReadOnly && !opt.NoBackground {
+		st.startBackground()
+	}
+	return st, nil
+}
+
+// prepareDir creates the directory, takes the lock, notes and removes the
+// clean-shutdown marker and writes meta.properties when missing.
+func (st *Store) prepareDir() error {
+	marker := st.path(cleanShutdownFile)
+	_, err := st.fs.Stat(marker)
+	st.clean = err == nil
+	if st.opt.ReadOnly {
+		if _, err := st.fs.Stat(st.dir); err != nil {
+			return fmt.Errorf("open data directory: %w", err)
+		}
+		return nil
+	}
+	if err := st.fs.MkdirAll(st.dir, 0o755); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	lock, err := st.fs.Lock(st.path(lockFile))
+	if err != nil {
+		return fmt.Errorf("data directory %s is in use (another partfs mount or a Kafka broker holds %s): %w",
+			st.dir, lockFile, err)
+	}
+	st.lock = lock
+	if st.clean {
+		if err := st.fs.Remove(marker); err != nil {
+			return fmt.Errorf("remove %s: %w", marker, err)
+		}
+		if err := st.fs.SyncDir(st.dir); err != nil {
+			return fmt.Errorf("fsync %s: %w", st.dir, err)
+		}
+	}
+	return st.ensureMetaProperties()
+}
+
+func (st *Store) path(name string) string { return filepath.Join(st.dir, name) }
+
+func (st *Store) nextID() uint64 { return st.ids.Add(1) }
+
+func (st *Store) unlock() {
+	if st.lock != nil {
+		st.lock.Close()
+		st.lock = nil
+	}
+}
+
+// ReadOnly reports whether the store was opened read-only.
+func (st *Store) ReadOnly() bool { return st.opt.ReadOnly }
+
+// Dir returns the data directory.
+func (st *Store) Dir() string { return st.dir }
+
+// Topics returns the topic names, sorted.
+func (st *Store) Topics() []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]string, 0, len(st.topics))
+	for name := range st.topics {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Partitions returns the partition count of topic.
+func (st *Store) Partitions(name string) (int, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t, ok := st.topics[name]
+	if !ok {
+		return 0, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	return len(t.logs), nil
+}
+
+// Partition returns partition n of topic.
+func (st *Store) Partition(name string, n int) (partlog.Log, error) {
+	l, err := st.Log(name, n)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Log returns partition n of topic as its concrete type.
+func (st *Store) Log(name string, n int) (*Log, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t, ok := st.topics[name]
+	if !ok {
+		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	if n < 0 || n >= len(t.logs) || t.logs[n] == nil {
+		return nil, fmt.Errorf("partition %d of topic %q: %w", n, name, partlog.ErrNotFound)
+	}
+	return t.logs[n], nil
+}
+
+// Logs returns every partition, by topic and partition number.
+func (st *Store) Logs() []*Log {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []*Log
+	names := make([]string, 0, len(st.topics))
+	for n := range st.topics {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		for _, l := range st.topics[n].logs {
+			if l != nil {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// Close stops background work, flushes every partition, writes the
+// checkpoints, closes the segments (trimming active indexes) and writes the
+// clean-shutdown marker, then releases the lock.
+func (st *Store) Close() error {
+	st.mu.Lock()
+	if st.closed {
+		st.mu.Unlock()
+		return nil
+	}
+	st.closed = true
+	st.mu.Unlock()
+	close(st.stop)
+	st.wg.Wait()
+	if st.opt.ReadOnly {
+		st.closeLogs()
+		return nil
+	}
+	var errs []error
+	for _, l := range st.Logs() {
+		errs = append(errs, l.Sync())
+	}
+	errs = append(errs, st.writeCheckpoints())
+	for _, l := range st.Logs() {
+		errs = append(errs, l.writeSegmentsSidecar())
+	}
+	errs = append(errs, st.closeLogs())
+	err := errors.Join(errs...)
+	if err == nil {
+		err = checkpoint.WriteCleanShutdown(st.fs, st.path(cleanShutdownFile))
+	}
+	st.unlock()
+	return err
+}
+
+// closeLogs closes every partition's segments.
+func (st *Store) closeLogs() error {
+	var errs []error
+	for _, l := range st.Logs() {
+		errs = append(errs, l.close())
+	}
+	return errors.Join(errs...)
+}

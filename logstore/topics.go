@@ -1,0 +1,228 @@
+package logstore
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/partfs/partfs/checkpoint"
+	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/vfs"
+)
+
+// topicsDoc is partfs-topics.json at the data directory root (Kafka
+// ignores it): each topic's configuration overrides.
+type topicsDoc struct {
+	Version int                          `json:"version"`
+	Topics  map[string]map[string]string `json:"topics"`
+}
+
+func (st *Store) readTopicsFile() (map[string]map[string]string, error) {
+	f, err := st.fs.Open(st.path(topicsFile))
+	if isNotExist(err) {
+		return map[string]map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", topicsFile, err)
+	}
+	defer f.Close()
+	data, err := readAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", st.path(topicsFile), err)
+	}
+	var doc topicsDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", st.path(topicsFile), err)
+	}
+	if doc.Topics == nil {
+		doc.Topics = map[string]map[string]string{}
+	}
+	return doc.Topics, nil
+}
+
+// writeTopicsFile persists every topic's overrides. REQUIRES: st.mu held.
+func (st *Store) writeTopicsFile() error {
+	doc := topicsDoc{Version: 1, Topics: map[string]map[string]string{}}
+	for name, t := range st.topics {
+		if len(t.overrides) > 0 {
+			doc.Topics[name] = t.overrides
+		}
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return vfs.WriteFileDurable(st.fs, st.path(topicsFile), append(data, '\n'))
+}
+
+// topicConfig is the effective configuration of overrides on the store's base.
+func (st *Store) topicConfig(overrides map[string]string) (config.Topic, error) {
+	return config.Apply(st.base, overrides)
+}
+
+// CreateTopic creates topic with partition 0.
+func (st *Store) CreateTopic(name string) error {
+	if st.opt.ReadOnly {
+		return fmt.Errorf("create topic %q: %w", name, partlog.ErrReadOnly)
+	}
+	if err := validTopic(name); err != nil {
+		return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, ok := st.topics[name]; ok {
+		return fmt.Errorf("topic %q: %w", name, partlog.ErrExists)
+	}
+	t := &topic{name: name, overrides: map[string]string{}}
+	if _, err := rand.Read(t.id[:]); err != nil {
+		return err
+	}
+	l, err := st.createPartition(t, 0)
+	if err != nil {
+		return err
+	}
+	t.logs = []*Log{l}
+	st.topics[name] = t
+	return nil
+}
+
+// AddPartition adds partition n, which must equal the partition count.
+func (st *Store) AddPartition(name string, n int) error {
+	if st.opt.ReadOnly {
+		return fmt.Errorf("add partition to %q: %w", name, partlog.ErrReadOnly)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t, ok := st.topics[name]
+	if !ok {
+		return fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	if n < len(t.logs) {
+		return fmt.Errorf("partition %d of %q: %w", n, name, partlog.ErrExists)
+	}
+	if n != len(t.logs) {
+		return fmt.Errorf("partition %d of %q: the next partition is %d: %w", n, name, len(t.logs), partlog.ErrInvalid)
+	}
+	l, err := st.createPartition(t, n)
+	if err != nil {
+		return err
+	}
+	t.logs = append(t.logs, l)
+	return nil
+}
+
+// createPartition makes the directory with partition.metadata and
+// leader-epoch-checkpoint and an empty segment at 0. REQUIRES: st.mu held.
+func (st *Store) createPartition(t *topic, n int) (*Log, error) {
+	dir := st.path(partitionDirName(t.name, n))
+	if _, err := st.fs.Stat(dir); err == nil {
+		return nil, fmt.Errorf("partition directory %s: %w", dir, partlog.ErrExists)
+	}
+	if err := st.fs.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := checkpoint.WritePartitionMetadata(st.fs, filepath.Join(dir, partitionMetaFile), t.id); err != nil {
+		return nil, err
+	}
+	if err := checkpoint.WriteLeaderEpochs(st.fs, filepath.Join(dir, leaderEpochFile), nil); err != nil {
+		return nil, err
+	}
+	cfg, err := st.topicConfig(t.overrides)
+	if err != nil {
+		return nil, err
+	}
+	l, err := st.loadLog(t.name, n, dir, cfg, logCheckpoints{})
+	if err != nil {
+		return nil, err
+	}
+	if err := st.fs.SyncDir(dir); err != nil {
+		return nil, fmt.Errorf("fsync %s: %w", dir, err)
+	}
+	if err := st.fs.SyncDir(st.dir); err != nil {
+		return nil, fmt.Errorf("fsync %s: %w", st.dir, err)
+	}
+	return l, nil
+}
+
+// TopicConfig returns every effective property of topic.
+func (st *Store) TopicConfig(name string) ([]partlog.KV, error) {
+	st.mu.Lock()
+	t, ok := st.topics[name]
+	var overrides map[string]string
+	if ok {
+		overrides = t.overrides
+	}
+	st.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	cfg, err := st.topicConfig(overrides)
+	if err != nil {
+		return nil, err
+	}
+	var out []partlog.KV
+	for _, k := range config.Keys() {
+		if v, ok := cfg.Get(k); ok {
+			out = append(out, partlog.KV{Key: k, Value: v})
+		}
+	}
+	return out, nil
+}
+
+// SetTopicConfig validates kv, then changes those keys persistently.
+func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
+	if st.opt.ReadOnly {
+		return fmt.Errorf("config of %q: %w", name, partlog.ErrReadOnly)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t, ok := st.topics[name]
+	if !ok {
+		return fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	next := make(map[string]string, len(t.overrides)+len(kv))
+	for k, v := range t.overrides {
+		next[k] = v
+	}
+	for _, p := range kv {
+		next[p.Key] = p.Value
+	}
+	cfg, err := st.topicConfig(next)
+	if err != nil {
+		if errors.Is(err, partlog.ErrInvalid) || errors.Is(err, config.ErrInvalid) {
+			return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
+		}
+		return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
+	}
+	old := t.overrides
+	t.overrides = next
+	if err := st.writeTopicsFile(); err != nil {
+		t.overrides = old
+		return fmt.Errorf("persist config of %q: %w", name, err)
+	}
+	for _, l := range t.logs {
+		if l != nil {
+			l.setConfig(cfg)
+		}
+	}
+	return nil
+}
+
+func isNotExist(err error) bool { return err != nil && errors.Is(err, os.ErrNotExist) }
+
+func readAll(f vfs.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, fi.Size())
+	n, err := f.ReadAt(buf, 0)
+	if n == len(buf) {
+		return buf, nil
+	}
+	return buf[:n], err
+}
