@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"testing"
@@ -106,3 +107,5 @@ func exists(fs vfs.FS, path string) bool {
 	_, err := fs.Stat(path)
 	return err == nil || !os.IsNotExist(err)
 }
+
+var errEOF = io.EOF

@@ -58,7 +58,6 @@ func (s *segment) meta() partlog.Segment {
 // acquire adds a reference (Log.releaseAll drops it).
 func (s *segment) acquire() { s.refs.Add(1) }
 
-
 func (s *segment) closeFiles() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
@@ -139,4 +138,3 @@ func (s *segment) addIndexEntry(last, pos int64) error {
 	}
 	return nil
 }
-
