@@ -87,14 +87,17 @@ func dirtyNonActive(segs []partlog.Segment, firstDirty int64) []partlog.Segment 
 // compactionDelay is how long ago the oldest dirty batch passed
 // max.compaction.lag.ms (Kafka's maxCompactionDelay), 0 if it has not.
 func compactionDelay(dirty []partlog.Segment, nowMs int64, cfg LogConfig, times segmentTimes) int64 {
+	lag := max(cfg.MaxCompactionLagMs, 0)
+	if nowMs-lag < 0 {
+		return 0 // the default lag (Long.MAX_VALUE) never passes
+	}
 	earliest := int64(-1)
 	for _, s := range dirty {
 		if ts := times.FirstBatchTimestamp(s); ts > 0 && (earliest < 0 || ts < earliest) {
 			earliest = ts
 		}
 	}
-	lag := max(cfg.MaxCompactionLagMs, 0)
-	if earliest < 0 || nowMs-lag < 0 {
+	if earliest < 0 {
 		return 0
 	}
 	if until := nowMs - lag; earliest < until {
