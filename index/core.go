@@ -206,7 +206,9 @@ func (c *core) TrimToValidSize() error {
 }
 
 // Reset drops every entry and restores the capacity of the last open or
-// Resize (preallocated with zeros), ready for a rebuild.
+// Resize with a positive size, or DefaultMaxBytes if there was none
+// (Kafka resets to segment.index.bytes), preallocated with zeros, ready
+// for a rebuild; trim it afterwards.
 func (c *core) Reset() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -214,6 +216,9 @@ func (c *core) Reset() error {
 	c.loadErr = nil
 	if err := c.truncateToEntries(0); err != nil {
 		return err
+	}
+	if c.maxBytes == 0 {
+		c.maxBytes = roundDown(DefaultMaxBytes, c.entrySize)
 	}
 	return c.resize(c.maxBytes)
 }
