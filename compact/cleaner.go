@@ -23,6 +23,8 @@ type Options struct {
 	Throttle         *Throttle        // shared I/O limit (nil: none)
 	// Progress, if set, is called with the log bytes read as they are read.
 	Progress func(n int64)
+
+	stopped <-chan struct{} // closed when a background cleaner stops
 }
 
 func (o *Options) setDefaults() {

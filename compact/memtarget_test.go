@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 // memTarget is an in-memory Target: raw segments in byte slices.
 type memTarget struct {
+	mu         sync.Mutex // for background tests: guards segs and checkpoint
 	t          testing.TB
 	segs       []*memSeg // the last one is active
 	end        int64
@@ -76,13 +78,22 @@ func (m *memTarget) StartOffset() int64 { return m.segs[0].base }
 func (m *memTarget) Config() config.Topic {
 	return m.cfg
 }
-func (m *memTarget) CleanerCheckpoint() int64 { return m.checkpoint }
+func (m *memTarget) CleanerCheckpoint() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.checkpoint
+}
+
 func (m *memTarget) SetCleanerCheckpoint(o int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.checkpoint = o
 	return nil
 }
 
 func (m *memTarget) Segments() ([]partlog.Segment, func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	out := make([]partlog.Segment, len(m.segs))
 	for i, s := range m.segs {
 		next := m.end
@@ -105,11 +116,15 @@ func (m *memTarget) find(seg partlog.Segment) (*memSeg, int) {
 }
 
 func (m *memTarget) SegmentReader(seg partlog.Segment) (io.ReaderAt, func(), error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	s, _ := m.find(seg)
 	return bytes.NewReader(s.data), func() {}, nil
 }
 
 func (m *memTarget) SegmentModTime(seg partlog.Segment) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	s, _ := m.find(seg)
 	return s.mtime
 }
@@ -126,6 +141,8 @@ func (c *memCleaned) Abort() error                 { return nil }
 func (m *memTarget) NewCleaned(base int64) (Cleaned, error) { return &memCleaned{base: base}, nil }
 
 func (m *memTarget) Replace(cleaned []Cleaned, old []partlog.Segment) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	_, first := m.find(old[0])
 	_, last := m.find(old[len(old)-1])
 	var repl []*memSeg

@@ -22,6 +22,9 @@ func (c *Cleaner) eachBatch(log Target, seg partlog.Segment, st *Stats, fn func(
 	defer release()
 	s := record.NewScanner(r, 0, seg.Size, segmentName(log, seg))
 	for s.Next() {
+		if c.stopping() {
+			return errStopped
+		}
 		b := s.Batch()
 		n := b.Header.Size()
 		st.BytesRead += n
@@ -35,6 +38,15 @@ func (c *Cleaner) eachBatch(log Target, seg partlog.Segment, st *Stats, fn func(
 		}
 	}
 	return s.Err()
+}
+
+func (c *Cleaner) stopping() bool {
+	select {
+	case <-c.opt.stopped:
+		return true
+	default:
+		return false
+	}
 }
 
 // buildMap puts the keys of [first, stop) into the offset map, segment by
