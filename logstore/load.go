@@ -207,8 +207,12 @@ func (s *segment) cheapIndexCheck() error {
 	if s.oidx.Entries() > 0 && (off < s.base || int64(pos) >= s.size || pos < 0) {
 		return fmt.Errorf("%s: last index entry (%d, %d) outside the segment of %d bytes", s.path, off, pos, s.size)
 	}
-	if s.oidx.SizeBytes()%8 != 0 {
-		return fmt.Errorf("%s: index size not whole entries", s.path)
+	if n := s.oidx.Entries(); n > 1 && off == s.base {
+		return fmt.Errorf("%s: %d index entries ending in a zero entry (untrimmed index)", s.path, n)
+	}
+	ts, toff := s.tidx.LastEntry()
+	if n := s.tidx.Entries(); n > 0 && (ts <= 0 && n > 1 || toff < s.base) {
+		return fmt.Errorf("%s: time index of %d entries ends in (%d, %d)", s.path, n, ts, toff)
 	}
 	return nil
 }
@@ -252,7 +256,7 @@ func (l *Log) close() error {
 	defer l.mu.Unlock()
 	var errs []error
 	if !l.readOnly && l.werr == nil && len(l.segs) > 0 {
-		errs = append(errs, l.active().seal())
+		errs = append(errs, l.active().seal(), l.active().syncFiles())
 	}
 	for _, s := range l.segs {
 		errs = append(errs, s.closeFiles())

@@ -89,6 +89,9 @@ func (st *Store) prepareDir() error {
 	if err := st.fs.MkdirAll(st.dir, 0o755); err != nil {
 		return fmt.Errorf("create data directory: %w", err)
 	}
+	if err := st.fs.SyncDir(filepath.Dir(filepath.Clean(st.dir))); err != nil {
+		return fmt.Errorf("fsync parent of %s: %w", st.dir, err)
+	}
 	lock, err := st.fs.Lock(st.path(lockFile))
 	if err != nil {
 		return fmt.Errorf("data directory %s is in use (another partfs mount or a Kafka broker holds %s): %w",
