@@ -73,31 +73,38 @@ func (l *Log) segmentLargestTs(s *segment) int64 {
 // deleteSegments removes victims (a prefix of the live list) from the log:
 // files renamed to .deleted, log start offset advanced. REQUIRES: mu held.
 func (l *Log) deleteSegments(victims []*segment, why string) error {
-	if len(victims) == 0 {
-		return nil
-	}
-	var errs []error
+	var err error
+	done := 0
 	for _, s := range victims {
-		errs = append(errs, l.markDeleted(s.base, ""))
+		if err = l.markDeleted(s.base, ""); err != nil {
+			break // the .log is still in place: keep it and everything after it
+		}
 		l.logger.WithField("segment", s.path).WithField("reason", why).Info("deleting segment")
 		l.retire(s)
+		done++
 	}
-	l.segs = append(l.segs[:0:0], l.segs[len(victims):]...)
+	if done == 0 {
+		return err
+	}
+	l.segs = append(l.segs[:0:0], l.segs[done:]...)
 	l.startOffset = max(l.startOffset, l.segs[0].base)
 	l.notify()
-	errs = append(errs, l.fs.SyncDir(l.dir))
-	return errors.Join(errs...)
+	return errors.Join(err, l.fs.SyncDir(l.dir))
 }
 
 // markDeleted renames a segment's files (with their operation suffix) to
-// .deleted and schedules their removal. REQUIRES: mu held.
+// .deleted and schedules their removal. The .log goes first; if it cannot
+// be renamed nothing else is. REQUIRES: mu held.
 func (l *Log) markDeleted(base int64, suffix string) error {
 	var errs []error
 	at := l.now().Add(time.Duration(l.cfg.FileDeleteDelayMs) * time.Millisecond)
-	for _, kind := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
+	for i, kind := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
 		from := segmentPath(l.dir, base, kind) + suffix
 		to := segmentPath(l.dir, base, kind) + deletedSuffix
 		if err := l.fs.Rename(from, to); err != nil {
+			if i == 0 {
+				return fmt.Errorf("rename %s to .deleted: %w", from, err)
+			}
 			if !isNotExist(err) {
 				errs = append(errs, fmt.Errorf("rename %s to .deleted: %w", from, err))
 			}
@@ -105,7 +112,10 @@ func (l *Log) markDeleted(base int64, suffix string) error {
 		}
 		l.pending = append(l.pending, pendingDelete{path: to, at: at})
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		l.logger.WithError(errors.Join(errs...)).Warn("index files of a deleted segment left in place")
+	}
+	return nil
 }
 
 // removeDueDeletes removes the .deleted files whose delay has passed.
