@@ -55,6 +55,9 @@ type Cleaner struct {
 	opt     Options
 	offsets *OffsetMap // allocated at the first cleaning
 	filter  filter
+
+	hashes      []keyHash // one batch's keys while building the map
+	hashOffsets []int64
 }
 
 // NewCleaner returns a cleaner; its offset map is allocated when it first

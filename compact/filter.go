@@ -19,10 +19,19 @@ type retainRule struct {
 // latest of its key, and if it is a tombstone its delete horizon must not
 // have passed.
 func (r *retainRule) keep(h *record.BatchHeader, rec *record.Record) bool {
+	var kh keyHash
+	if rec.Key != nil {
+		kh = r.offsets.hash(rec.Key)
+	}
+	return r.keepHashed(h, rec, kh)
+}
+
+// keepHashed is keep with the key's hash already computed.
+func (r *retainRule) keepHashed(h *record.BatchHeader, rec *record.Record, kh keyHash) bool {
 	if rec.Offset > r.offsets.LatestOffset() {
 		return true
 	}
-	if rec.Key == nil || rec.Offset < r.offsets.Get(rec.Key) {
+	if rec.Key == nil || rec.Offset < r.offsets.get(kh) {
 		return false
 	}
 	if rec.Value != nil {
@@ -55,11 +64,12 @@ type filter struct {
 	deleteRetentionMs int64
 	stats             *Stats
 
-	dec   record.Decoder
-	w     batchWriter
-	kept  []record.Record
-	hdrs  []record.Header
-	arena []byte
+	dec    record.Decoder
+	w      batchWriter
+	kept   []record.Record
+	hashes []keyHash
+	hdrs   []record.Header
+	arena  []byte
 }
 
 // batch appends to dst what remains of b after cleaning: b itself when
@@ -74,16 +84,7 @@ func (f *filter) batch(dst []byte, b *record.Batch) ([]byte, error) {
 		f.stats.BatchesCopied++
 		return append(dst, b.Raw...), nil
 	}
-	f.kept, f.hdrs, f.arena = f.kept[:0], f.hdrs[:0], f.arena[:0]
-	read, tombstones := 0, false
-	err := f.dec.Records(b, func(r *record.Record) bool {
-		read++
-		if f.rule.keep(h, r) {
-			f.keepCopy(r)
-			tombstones = tombstones || r.Value == nil
-		}
-		return true
-	})
+	read, tombstones, err := f.decide(b)
 	if err != nil {
 		return dst, err
 	}
@@ -108,6 +109,38 @@ func (f *filter) batch(dst []byte, b *record.Batch) ([]byte, error) {
 	}
 	f.stats.BatchesRebuilt++
 	return f.w.appendBatch(dst, h, f.kept, horizon)
+}
+
+// decide copies b's records and keeps those the rule retains in f.kept.
+// The keys' map slots are touched for the whole batch first, so that their
+// cache misses overlap.
+func (f *filter) decide(b *record.Batch) (read int, tombstones bool, err error) {
+	f.kept, f.hashes, f.hdrs, f.arena = f.kept[:0], f.hashes[:0], f.hdrs[:0], f.arena[:0]
+	m := f.rule.offsets
+	err = f.dec.Records(b, func(r *record.Record) bool {
+		f.keepCopy(r)
+		var kh keyHash
+		if r.Key != nil {
+			kh = m.hash(r.Key)
+		}
+		f.hashes = append(f.hashes, kh)
+		return true
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	m.touch(f.hashes)
+	read = len(f.kept)
+	n := 0
+	for i := range f.kept {
+		if f.rule.keepHashed(&b.Header, &f.kept[i], f.hashes[i]) {
+			tombstones = tombstones || f.kept[i].Value == nil
+			f.kept[n] = f.kept[i]
+			n++
+		}
+	}
+	f.kept = f.kept[:n]
+	return read, tombstones, nil
 }
 
 // legacy keeps a V0/V1 message or wrapper whole if any record in it

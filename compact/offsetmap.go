@@ -76,7 +76,35 @@ func (m *OffsetMap) Clear() {
 // Put records offset as the latest for key. It returns false, changing
 // nothing, when key is new and the map is full.
 func (m *OffsetMap) Put(key []byte, offset int64) bool {
-	h1, h2 := m.hash(key)
+	return m.put(m.hash(key), offset)
+}
+
+// Get returns the latest offset put for key, or -1.
+func (m *OffsetMap) Get(key []byte) int64 {
+	return m.get(m.hash(key))
+}
+
+// keyHash is a key's 128-bit hash in this map.
+type keyHash struct{ h1, h2 uint64 }
+
+func (m *OffsetMap) hash(key []byte) keyHash {
+	return keyHash{maphash.Bytes(m.seed1, key), maphash.Bytes(m.seed2, key)}
+}
+
+// touch loads the first slot of each hash so that the cache misses of a
+// batch of keys overlap instead of coming one after another; callers then
+// put or get the same hashes.
+func (m *OffsetMap) touch(hs []keyHash) int64 {
+	var sum int64
+	for _, h := range hs {
+		i, _ := m.start(h.h1, h.h2)
+		sum += m.slots[i].off
+	}
+	return sum
+}
+
+func (m *OffsetMap) put(h keyHash, offset int64) bool {
+	h1, h2 := h.h1, h.h2
 	i, step := m.start(h1, h2)
 	for {
 		s := &m.slots[i]
@@ -98,9 +126,8 @@ func (m *OffsetMap) Put(key []byte, offset int64) bool {
 	}
 }
 
-// Get returns the latest offset put for key, or -1.
-func (m *OffsetMap) Get(key []byte) int64 {
-	h1, h2 := m.hash(key)
+func (m *OffsetMap) get(h keyHash) int64 {
+	h1, h2 := h.h1, h.h2
 	i, step := m.start(h1, h2)
 	for probes := uint64(0); probes < m.n; probes++ {
 		s := &m.slots[i]
@@ -113,10 +140,6 @@ func (m *OffsetMap) Get(key []byte) int64 {
 		i = m.next(i, step)
 	}
 	return -1
-}
-
-func (m *OffsetMap) hash(key []byte) (uint64, uint64) {
-	return maphash.Bytes(m.seed1, key), maphash.Bytes(m.seed2, key)
 }
 
 // start returns the first probe slot and the double-hashing step

@@ -64,13 +64,8 @@ func (c *Cleaner) buildMap(log Target, segs []partlog.Segment, first, stop int64
 			if b.Header.LastOffset() < first || b.Header.IsControl() {
 				return true, nil
 			}
-			err := dec.Records(b, func(r *record.Record) bool {
-				if r.Key == nil || r.Offset < first || r.Offset >= stop {
-					return true
-				}
-				full = !m.Put(r.Key, r.Offset)
-				return !full
-			})
+			var err error
+			full, err = c.mapBatch(&dec, b, first, stop)
 			return !full, err
 		})
 		if err != nil {
@@ -82,6 +77,31 @@ func (c *Cleaner) buildMap(log Target, segs []partlog.Segment, first, stop int64
 		m.latest = max(m.latest, min(seg.Next, stop)-1) // the whole segment is covered
 	}
 	return stop, nil
+}
+
+// mapBatch puts the keys of b's records in [first, stop) into the map, in
+// offset order, touching their slots first so that the cache misses of the
+// batch overlap. It reports whether the map became full.
+func (c *Cleaner) mapBatch(dec *record.Decoder, b *record.Batch, first, stop int64) (bool, error) {
+	m := c.offsets
+	c.hashes, c.hashOffsets = c.hashes[:0], c.hashOffsets[:0]
+	err := dec.Records(b, func(r *record.Record) bool {
+		if r.Key != nil && r.Offset >= first && r.Offset < stop {
+			c.hashes = append(c.hashes, m.hash(r.Key))
+			c.hashOffsets = append(c.hashOffsets, r.Offset)
+		}
+		return true
+	})
+	if err != nil {
+		return false, err
+	}
+	m.touch(c.hashes)
+	for i, h := range c.hashes {
+		if !m.put(h, c.hashOffsets[i]) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // cleanGroup writes the cleaned form of group into one new segment named by
