@@ -68,7 +68,9 @@ func (m *OffsetMap) MemoryBytes() int64 { return int64(m.n) * SlotBytes }
 
 // Clear empties the map, keeping its memory.
 func (m *OffsetMap) Clear() {
-	clear(m.slots)
+	if m.entries > 0 {
+		clear(m.slots)
+	}
 	m.entries = 0
 	m.latest = -1
 }
