@@ -1,0 +1,507 @@
+package inspect
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/partfs/partfs/checkpoint"
+	"github.com/partfs/partfs/index"
+	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
+)
+
+// ErrIndexMismatch is wrapped by DumpIndex's error when VerifyIndex found
+// entries that do not match the .log beside the index.
+var ErrIndexMismatch = errors.New("index does not match the log")
+
+// IndexProblem is one finding of an index verification, as Kafka's
+// kafka-dump-log reports it.
+type IndexProblem struct {
+	Kind string // "offset_mismatch", "timestamp_mismatch", "out_of_order", "offset_not_found"
+	File string // the index file
+	A, B int64  // index value, log (or previous) value
+}
+
+// indexEntry is one decoded entry: Key/Value are (offset, position) for an
+// .index and (timestamp, offset) for a .timeindex.
+type indexEntry struct{ Key, Value int64 }
+
+// indexFile is a decoded index file.
+type indexFile struct {
+	path     string
+	base     int64
+	time     bool
+	entries  []indexEntry
+	trailing int // bytes after the last whole entry
+}
+
+// DumpIndex prints the entries of an .index or .timeindex file like
+// kafka-dump-log ("offset: N position: P" / "timestamp: T offset: O", or
+// with JSON one object per entry), stopping at the first entry after the
+// first whose offset is the base offset (the zeros of a preallocated
+// file). With VerifyIndex each entry is checked against the .log beside
+// the file; mismatches are printed after the entries in Kafka's words and
+// the returned error wraps ErrIndexMismatch.
+func DumpIndex(w io.Writer, file string, opt DumpOptions) error {
+	x, err := readIndexFile(file)
+	if err != nil {
+		return err
+	}
+	if err := printEntries(w, x, opt.JSON); err != nil {
+		return err
+	}
+	if !opt.VerifyIndex {
+		return nil
+	}
+	problems, err := verifyIndex(x)
+	if err != nil {
+		return err
+	}
+	if err := printProblems(w, problems, opt.JSON); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s: %d problems: %w", file, len(problems), ErrIndexMismatch)
+	}
+	return nil
+}
+
+// VerifyIndex checks an .index or .timeindex against the .log beside it
+// and returns what does not match (for `partfs check`).
+func VerifyIndex(file string) ([]IndexProblem, error) {
+	x, err := readIndexFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return verifyIndex(x)
+}
+
+// baseOffsetOf parses the 20-digit base offset before the first '.'.
+func baseOffsetOf(path string) (int64, error) {
+	name := filepath.Base(path)
+	digits, _, _ := strings.Cut(name, ".")
+	base, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || base < 0 {
+		return 0, fmt.Errorf("%s: file name does not start with a base offset", path)
+	}
+	return base, nil
+}
+
+// readIndexFile reads and decodes an index file, cut at the first
+// repeated base-offset entry as kafka-dump-log does.
+func readIndexFile(path string) (*indexFile, error) {
+	base, err := baseOffsetOf(path)
+	if err != nil {
+		return nil, err
+	}
+	x := &indexFile{path: path, base: base, time: strings.Contains(filepath.Base(path), ".timeindex")}
+	if !x.time && !strings.Contains(filepath.Base(path), ".index") {
+		return nil, fmt.Errorf("%s: not an .index or .timeindex file", path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	size := index.OffsetEntrySize
+	if x.time {
+		size = index.TimeEntrySize
+	}
+	x.trailing = len(data) % size
+	for i := 0; i+size <= len(data); i += size {
+		e := x.decode(data[i : i+size])
+		if i > 0 && x.offsetOf(e) == base {
+			break
+		}
+		x.entries = append(x.entries, e)
+	}
+	return x, nil
+}
+
+func (x *indexFile) decode(b []byte) indexEntry {
+	if x.time {
+		ts, rel := index.DecodeTimeEntry(b)
+		return indexEntry{ts, x.base + int64(rel)}
+	}
+	rel, pos := index.DecodeOffsetEntry(b)
+	return indexEntry{x.base + int64(rel), int64(pos)}
+}
+
+func (x *indexFile) offsetOf(e indexEntry) int64 {
+	if x.time {
+		return e.Value
+	}
+	return e.Key
+}
+
+// printEntries writes one line per entry.
+func printEntries(w io.Writer, x *indexFile, asJSON bool) error {
+	for _, e := range x.entries {
+		var err error
+		switch {
+		case asJSON && x.time:
+			_, err = fmt.Fprintf(w, "{\"timestamp\":%d,\"offset\":%d}\n", e.Key, e.Value)
+		case asJSON:
+			_, err = fmt.Fprintf(w, "{\"offset\":%d,\"position\":%d}\n", e.Key, e.Value)
+		case x.time:
+			_, err = fmt.Fprintf(w, "timestamp: %d offset: %d\n", e.Key, e.Value)
+		default:
+			_, err = fmt.Fprintf(w, "offset: %d position: %d\n", e.Key, e.Value)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// logBeside opens the .log of the index's segment.
+func logBeside(x *indexFile) (vfs.File, int64, error) {
+	name := filepath.Join(filepath.Dir(x.path), fmt.Sprintf("%020d.log", x.base))
+	f, err := vfs.Default.Open(name)
+	if err != nil {
+		return nil, 0, fmt.Errorf("verify %s: %w", x.path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("verify %s: %w", x.path, err)
+	}
+	return f, fi.Size(), nil
+}
+
+func verifyIndex(x *indexFile) ([]IndexProblem, error) {
+	log, size, err := logBeside(x)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	if x.time {
+		return verifyTimeIndex(x, log, size)
+	}
+	return verifyOffsetIndex(x, log, size)
+}
+
+// verifyOffsetIndex checks that the batch at each entry's position ends at
+// the entry's offset (Kafka: "Index offset X, log offset Y").
+func verifyOffsetIndex(x *indexFile, log io.ReaderAt, size int64) ([]IndexProblem, error) {
+	var problems []IndexProblem
+	hdr := make([]byte, record.BatchHeaderSize)
+	for _, e := range x.entries {
+		last := int64(-1)
+		if e.Value >= 0 && e.Value < size {
+			n, _ := log.ReadAt(hdr, e.Value)
+			if h, err := record.ParseHeader(hdr[:n]); err == nil {
+				last = h.LastOffset()
+			}
+		}
+		if last != e.Key {
+			problems = append(problems, IndexProblem{Kind: "offset_mismatch", File: x.path, A: e.Key, B: last})
+		}
+	}
+	return problems, nil
+}
+
+// verifyTimeIndex finds, for each entry, the first batch with last offset
+// >= the entry's offset (starting at the offset index's position for it)
+// and checks that batch ends at the offset and that its largest record
+// timestamp is the entry's, and that timestamps increase.
+func verifyTimeIndex(x *indexFile, log io.ReaderAt, size int64) ([]IndexProblem, error) {
+	positions := offsetIndexBeside(x)
+	var problems []IndexProblem
+	var dec record.Decoder
+	prev := int64(-1)
+	for _, e := range x.entries {
+		b, err := firstBatchEndingAtOrAfter(log, startPosition(positions, e.Value), size, e.Value, x.path)
+		if err != nil {
+			return problems, err
+		}
+		switch {
+		case b == nil:
+			problems = append(problems, IndexProblem{Kind: "offset_not_found", File: x.path, A: e.Value, B: -1})
+		case b.Header.LastOffset() != e.Value:
+			problems = append(problems, IndexProblem{Kind: "offset_not_found", File: x.path, A: e.Value, B: b.Header.LastOffset()})
+		default:
+			maxTs, err := batchMaxTimestamp(&dec, b)
+			if err != nil {
+				return problems, err
+			}
+			if maxTs != e.Key {
+				problems = append(problems, IndexProblem{Kind: "timestamp_mismatch", File: x.path, A: e.Key, B: maxTs})
+			}
+			if prev >= e.Key {
+				problems = append(problems, IndexProblem{Kind: "out_of_order", File: x.path, A: e.Key, B: prev})
+			}
+		}
+		prev = e.Key
+	}
+	return problems, nil
+}
+
+// offsetIndexBeside returns the entries of the segment's .index (none if
+// it is missing or unreadable: the search then starts at 0).
+func offsetIndexBeside(x *indexFile) []indexEntry {
+	oi, err := readIndexFile(filepath.Join(filepath.Dir(x.path), fmt.Sprintf("%020d.index", x.base)))
+	if err != nil {
+		return nil
+	}
+	return oi.entries
+}
+
+// startPosition is the position of the largest .index entry <= offset.
+func startPosition(entries []indexEntry, offset int64) int64 {
+	i := sort.Search(len(entries), func(i int) bool { return entries[i].Key > offset })
+	if i == 0 {
+		return 0
+	}
+	return entries[i-1].Value
+}
+
+// firstBatchEndingAtOrAfter scans from pos for the first batch whose last
+// offset is >= offset; nil if none. Corruption is an error.
+func firstBatchEndingAtOrAfter(log io.ReaderAt, pos, size, offset int64, file string) (*record.Batch, error) {
+	sc := record.NewScanner(log, pos, size, file)
+	for sc.Next() {
+		if b := sc.Batch(); b.Header.LastOffset() >= offset {
+			return b, nil
+		}
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, record.ErrTruncated) {
+		return nil, err
+	}
+	return nil, nil
+}
+
+// batchMaxTimestamp is the largest record timestamp of b (Kafka iterates
+// the records rather than trusting the header).
+func batchMaxTimestamp(dec *record.Decoder, b *record.Batch) (int64, error) {
+	maxTs := int64(-1)
+	err := dec.Records(b, func(r *record.Record) bool {
+		maxTs = max(maxTs, r.Timestamp)
+		return true
+	})
+	return maxTs, err
+}
+
+// printProblems prints findings after the entries: Kafka's texts, or one
+// JSON object each.
+func printProblems(w io.Writer, problems []IndexProblem, asJSON bool) error {
+	last := ""
+	for _, p := range problems {
+		var err error
+		if asJSON {
+			err = json.NewEncoder(w).Encode(p.jsonObject())
+		} else {
+			if head := p.heading(); head != last {
+				if _, err := fmt.Fprintln(w, head); err != nil {
+					return err
+				}
+				last = head
+			}
+			_, err = fmt.Fprintln(w, p.Text())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// heading is the line Kafka prints before a group of findings.
+func (p IndexProblem) heading() string {
+	switch p.Kind {
+	case "offset_mismatch":
+		return "Mismatches in :" + p.File
+	case "timestamp_mismatch":
+		return "Found timestamp mismatch in :" + p.File
+	case "out_of_order":
+		return "Found out of order timestamp in :" + p.File
+	default:
+		return "The following indexed offsets are not found in the log."
+	}
+}
+
+// Text is Kafka's line for one finding.
+func (p IndexProblem) Text() string {
+	switch p.Kind {
+	case "offset_mismatch":
+		return fmt.Sprintf("  Index offset: %d, log offset: %d", p.A, p.B)
+	case "timestamp_mismatch":
+		return fmt.Sprintf("  Index timestamp: %d, log timestamp: %d", p.A, p.B)
+	case "out_of_order":
+		return fmt.Sprintf("  Index timestamp: %d, Previously indexed timestamp: %d", p.A, p.B)
+	default:
+		return fmt.Sprintf("Indexed offset: %d, found log offset: %d", p.A, p.B)
+	}
+}
+
+// String names the file and the finding (for logs and `partfs check`).
+func (p IndexProblem) String() string {
+	return p.File + ": " + strings.TrimSpace(p.Text())
+}
+
+func (p IndexProblem) jsonObject() map[string]any {
+	names := map[string][2]string{
+		"offset_mismatch":    {"index_offset", "log_offset"},
+		"timestamp_mismatch": {"index_timestamp", "log_timestamp"},
+		"out_of_order":       {"index_timestamp", "previous_timestamp"},
+		"offset_not_found":   {"index_offset", "log_offset"},
+	}
+	n := names[p.Kind]
+	return map[string]any{"mismatch": p.Kind, "file": p.File, n[0]: p.A, n[1]: p.B}
+}
+
+// DumpCheckpoint prints a checkpoint or metadata file of a log directory,
+// chosen by its name: partition.metadata, meta.properties,
+// .kafka_cleanshutdown, leader-epoch-checkpoint, or else an offset
+// checkpoint ("topic partition offset" lines). JSON prints one object per
+// entry (one object for partition.metadata, meta.properties and the
+// clean-shutdown marker).
+func DumpCheckpoint(w io.Writer, file string, opt DumpOptions) error {
+	switch filepath.Base(file) {
+	case checkpoint.PartitionMetaFile:
+		return dumpPartitionMetadata(w, file, opt.JSON)
+	case checkpoint.MetaPropertiesFile:
+		return dumpMetaProperties(w, file, opt.JSON)
+	case checkpoint.CleanShutdownFile:
+		return dumpCleanShutdown(w, file, opt.JSON)
+	case checkpoint.LeaderEpochFile:
+		return dumpLeaderEpochs(w, file, opt.JSON)
+	}
+	return dumpOffsets(w, file, opt.JSON)
+}
+
+// mustExist makes a missing file an error (the readers treat it as empty).
+func mustExist(file string) error {
+	if _, err := os.Stat(file); err != nil {
+		return fmt.Errorf("dump: %w", err)
+	}
+	return nil
+}
+
+func dumpOffsets(w io.Writer, file string, asJSON bool) error {
+	if err := mustExist(file); err != nil {
+		return err
+	}
+	m, err := checkpoint.ReadOffsets(vfs.Default, file)
+	if err != nil {
+		return err
+	}
+	tps := make([]checkpoint.TopicPartition, 0, len(m))
+	for tp := range m {
+		tps = append(tps, tp)
+	}
+	sort.Slice(tps, func(i, j int) bool {
+		if tps[i].Topic != tps[j].Topic {
+			return tps[i].Topic < tps[j].Topic
+		}
+		return tps[i].Partition < tps[j].Partition
+	})
+	for _, tp := range tps {
+		if err := writeObject(w, asJSON, []kv{{"topic", tp.Topic}, {"partition", tp.Partition}, {"offset", m[tp]}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func dumpLeaderEpochs(w io.Writer, file string, asJSON bool) error {
+	if err := mustExist(file); err != nil {
+		return err
+	}
+	es, err := checkpoint.ReadLeaderEpochs(vfs.Default, file)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if err := writeObject(w, asJSON, []kv{{"epoch", e.Epoch}, {"start_offset", e.StartOffset}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func dumpPartitionMetadata(w io.Writer, file string, asJSON bool) error {
+	id, err := checkpoint.ReadPartitionMetadata(vfs.Default, file)
+	if err != nil {
+		return err
+	}
+	return writeObject(w, asJSON, []kv{{"version", 0}, {"topic_id", checkpoint.UUID(id).String()}})
+}
+
+func dumpMetaProperties(w io.Writer, file string, asJSON bool) error {
+	m, err := checkpoint.ReadMetaProperties(vfs.Default, file)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if asJSON {
+		b, _ := json.Marshal(m) // map keys are sorted
+		_, err := fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	for _, k := range keys {
+		if _, err := fmt.Fprintf(w, "%s=%s\n", k, m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func dumpCleanShutdown(w io.Writer, file string, asJSON bool) error {
+	epoch, ok, err := checkpoint.ReadCleanShutdown(vfs.Default, file)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return mustExist(file)
+	}
+	return writeObject(w, asJSON, []kv{{"version", 0}, {"brokerEpoch", epoch}})
+}
+
+// kv is one field of an output line, in order.
+type kv struct {
+	k string
+	v any
+}
+
+// writeObject prints fields as "k: v k: v" or as one JSON object in order.
+func writeObject(w io.Writer, asJSON bool, fields []kv) error {
+	var b strings.Builder
+	if asJSON {
+		b.WriteByte('{')
+	}
+	for i, f := range fields {
+		if asJSON {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := json.Marshal(f.k)
+			v, _ := json.Marshal(f.v)
+			b.Write(k)
+			b.WriteByte(':')
+			b.Write(v)
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s: %v", f.k, f.v)
+	}
+	if asJSON {
+		b.WriteByte('}')
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
+}
