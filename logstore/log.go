@@ -46,7 +46,8 @@ type Log struct {
 	pending           []pendingDelete // .deleted files awaiting file.delete.delay.ms
 	rebuild           []*segment      // segments whose index failed a lookup
 
-	flushMu sync.Mutex // serializes flushes (never held with mu while syncing)
+	flushMu   sync.Mutex // serializes flushes (never held with mu while syncing)
+	replaceMu sync.Mutex // serializes segment-list rewrites that fsync (swaps, retention)
 }
 
 var _ partlog.Log = (*Log)(nil)

@@ -22,14 +22,19 @@ func (l *Log) ApplyRetention() (int, error) {
 	if l.readOnly {
 		return 0, nil
 	}
+	l.replaceMu.Lock()
+	defer l.replaceMu.Unlock()
 	l.mu.Lock()
 	victims := l.retentionVictims(l.now())
-	err := l.deleteSegments(victims, "retention")
+	n, err := l.deleteSegments(victims, "retention")
 	l.mu.Unlock()
-	if len(victims) > 0 && l.store != nil {
-		err = errors.Join(err, l.store.writeCheckpoints())
+	if n > 0 {
+		err = errors.Join(err, l.fs.SyncDir(l.dir))
+		if l.store != nil {
+			err = errors.Join(err, l.store.writeCheckpoints())
+		}
 	}
-	return len(victims), err
+	return n, err
 }
 
 // retentionVictims lists the segments to delete. REQUIRES: mu held.
@@ -71,8 +76,9 @@ func (l *Log) segmentLargestTs(s *segment) int64 {
 }
 
 // deleteSegments removes victims (a prefix of the live list) from the log:
-// files renamed to .deleted, log start offset advanced. REQUIRES: mu held.
-func (l *Log) deleteSegments(victims []*segment, why string) error {
+// files renamed to .deleted, log start offset advanced; the caller fsyncs
+// the directory after releasing mu. REQUIRES: mu held.
+func (l *Log) deleteSegments(victims []*segment, why string) (int, error) {
 	var err error
 	done := 0
 	for _, s := range victims {
@@ -84,12 +90,12 @@ func (l *Log) deleteSegments(victims []*segment, why string) error {
 		done++
 	}
 	if done == 0 {
-		return err
+		return 0, err
 	}
 	l.segs = append(l.segs[:0:0], l.segs[done:]...)
 	l.startOffset = max(l.startOffset, l.segs[0].base)
 	l.notify()
-	return errors.Join(err, l.fs.SyncDir(l.dir))
+	return done, err
 }
 
 // markDeleted renames a segment's files (with their operation suffix) to
