@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"errors"
 	"io"
 	"os"
 	"time"
@@ -15,7 +16,7 @@ const (
 	OpSync               // File.Sync
 	OpSyncDir            // FS.SyncDir
 	OpRename             // FS.Rename
-	OpCreate             // FS.Create, FS.OpenFile with os.O_CREATE, FS.MkdirAll
+	OpCreate             // FS.Create or FS.OpenFile with os.O_CREATE of a missing file, FS.MkdirAll
 	OpRemove             // FS.Remove, FS.RemoveAll
 	OpTruncate           // File.Truncate
 	OpRead               // File.ReadAt
@@ -46,7 +47,7 @@ func (e *errorFS) fail(op Op, name string) error {
 }
 
 func (e *errorFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
-	if flag&os.O_CREATE != 0 {
+	if flag&os.O_CREATE != 0 && e.missing(name) {
 		if err := e.fail(OpCreate, name); err != nil {
 			return nil, &os.PathError{Op: "open", Path: name, Err: err}
 		}
@@ -56,6 +57,13 @@ func (e *errorFS) OpenFile(name string, flag int, perm os.FileMode) (File, error
 		return nil, err
 	}
 	return &errorFile{File: f, inj: e.inj}, nil
+}
+
+// missing reports whether name does not exist yet (an open with O_CREATE
+// then counts as a create).
+func (e *errorFS) missing(name string) bool {
+	_, err := e.inner.Stat(name)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 func (e *errorFS) Create(name string) (File, error) {

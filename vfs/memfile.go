@@ -60,14 +60,17 @@ func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
 
 // Read reads from the file position (not part of File; for io.Reader users).
 func (f *memFile) Read(p []byte) (int, error) {
-	n, err := f.ReadAt(p, f.pos)
 	f.fs.mu.Lock()
-	f.pos += int64(n)
-	f.fs.mu.Unlock()
-	if err == io.EOF && n > 0 {
-		err = nil
+	defer f.fs.mu.Unlock()
+	if err := f.check("read", false); err != nil {
+		return 0, err
 	}
-	return n, err
+	if f.pos >= int64(len(f.n.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.n.data[f.pos:])
+	f.pos += int64(n)
+	return n, nil
 }
 
 func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
