@@ -1,0 +1,101 @@
+package inspect
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/partfs/partfs/logstore"
+	"github.com/partfs/partfs/record"
+)
+
+// checkDataDir writes a small data directory with logstore.
+func checkDataDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := logstore.Open(dir, logstore.Options{NoBackground: true,
+		Defaults: map[string]string{"segment.bytes": "2000", "index.interval.bytes": "200", "compression.type": "gzip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := st.Log("t", 0)
+	for i := 0; i < 60; i++ {
+		if _, err := l.Append([]record.Record{{Value: bytes.Repeat([]byte{'a' + byte(i%26)}, 80)}, {Value: []byte("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func runCheck(t *testing.T, dir string) (bool, string) {
+	t.Helper()
+	var out bytes.Buffer
+	damaged, err := Check(&out, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return damaged, out.String()
+}
+
+func TestCheckCleanDataDir(t *testing.T) {
+	dir := checkDataDir(t)
+	if damaged, out := runCheck(t, dir); damaged || !strings.Contains(out, ": OK") {
+		t.Fatalf("healthy data dir reported damaged:\n%s", out)
+	}
+}
+
+func TestCheckFindsDamage(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(pdir string)
+		want   string
+	}{
+		{"flipped byte", func(pdir string) {
+			p := filepath.Join(pdir, "00000000000000000000.log")
+			b, _ := os.ReadFile(p)
+			b[300] ^= 0x40
+			os.WriteFile(p, b, 0o644)
+		}, "00000000000000000000.log: at position"},
+		{"torn tail", func(pdir string) {
+			p := filepath.Join(pdir, "00000000000000000000.log")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)-7], 0o644)
+		}, "00000000000000000000.log: at position"},
+		{"bad index entry", func(pdir string) {
+			p := filepath.Join(pdir, "00000000000000000000.index")
+			b, _ := os.ReadFile(p)
+			b[7]++ // position of the first entry
+			os.WriteFile(p, b, 0o644)
+		}, "00000000000000000000.index"},
+		{"index size", func(pdir string) {
+			p := filepath.Join(pdir, "00000000000000000000.timeindex")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, append(b, 1, 2, 3), 0o644)
+		}, "not a whole number"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := checkDataDir(t)
+			pdir := filepath.Join(dir, "t-0")
+			tc.damage(pdir)
+			before, _ := os.ReadFile(filepath.Join(pdir, "00000000000000000000.log"))
+			damaged, out := runCheck(t, dir)
+			if !damaged || !strings.Contains(out, tc.want) || !strings.Contains(out, "DAMAGE") {
+				t.Fatalf("damage not reported (want %q):\n%s", tc.want, out)
+			}
+			after, _ := os.ReadFile(filepath.Join(pdir, "00000000000000000000.log"))
+			if !bytes.Equal(before, after) {
+				t.Fatal("check changed the segment")
+			}
+			t.Log(out)
+		})
+	}
+}
