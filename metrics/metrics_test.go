@@ -24,7 +24,7 @@ func (s *oneLog) Partition(string, int) (partlog.Log, error) { return s, nil }
 func (s *oneLog) Stats() partlog.Stats                       { return s.stats }
 
 func TestTextParsesWithExpfmt(t *testing.T) {
-	store := &oneLog{stats: partlog.Stats{LogStartOffset: 5, LogEndOffset: 42, SizeBytes: 4096, Segments: 2, Records: 37, DirtyRatio: 0.25}}
+	store := &oneStore{log: oneLog{stats: partlog.Stats{LogStartOffset: 5, LogEndOffset: 42, SizeBytes: 4096, Segments: 2, Records: 37, DirtyRatio: 0.25}}}
 	m := New(store)
 	m.ObserveOp("read", time.Now().Add(-time.Millisecond), 0)
 	m.ObserveOp("write", time.Now(), 5)
