@@ -11,17 +11,21 @@ import (
 	"github.com/partfs/partfs/partlog"
 )
 
-// oneLog is the smallest partlog.Store: one topic with one partition.
-type oneLog struct {
+// oneStore is the smallest partlog.Store: one topic with one partition.
+type oneStore struct {
 	partlog.Store
+	log oneLog
+}
+
+type oneLog struct {
 	partlog.Log
 	stats partlog.Stats
 }
 
-func (s *oneLog) Topics() []string                           { return []string{"orders"} }
-func (s *oneLog) Partitions(string) (int, error)             { return 1, nil }
-func (s *oneLog) Partition(string, int) (partlog.Log, error) { return s, nil }
-func (s *oneLog) Stats() partlog.Stats                       { return s.stats }
+func (s *oneStore) Topics() []string                           { return []string{"orders"} }
+func (s *oneStore) Partitions(string) (int, error)             { return 1, nil }
+func (s *oneStore) Partition(string, int) (partlog.Log, error) { return &s.log, nil }
+func (l *oneLog) Stats() partlog.Stats                         { return l.stats }
 
 func TestTextParsesWithExpfmt(t *testing.T) {
 	store := &oneStore{log: oneLog{stats: partlog.Stats{LogStartOffset: 5, LogEndOffset: 42, SizeBytes: 4096, Segments: 2, Records: 37, DirtyRatio: 0.25}}}
