@@ -1,0 +1,74 @@
+package logstore
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/partfs/partfs/vfs"
+)
+
+// readCounter counts reads of .log files.
+type readCounter struct{ n atomic.Int64 }
+
+func (r *readCounter) MaybeFail(op vfs.Op, name string) (bool, error) {
+	if op == vfs.OpRead && strings.HasSuffix(name, ".log") {
+		r.n.Add(1)
+	}
+	return false, nil
+}
+
+func TestCleanOpenReadsNoSegmentData(t *testing.T) {
+	mem, c := vfs.NewCrashFS(), newClock()
+	cfg := map[string]string{"segment.bytes": "2000", "segment.index.bytes": "4096", "index.interval.bytes": "300"}
+	st, err := Open("/data", testOptions(mem, c, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := 0; p < 20; p++ {
+		name := fmt.Sprintf("topic%d", p)
+		st.CreateTopic(name)
+		l, _ := st.Log(name, 0)
+		for i := 0; i < 30; i++ {
+			if _, err := l.Append(recs(2, "v", 0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := map[string]int64{}
+	for _, l := range st.Logs() {
+		want[l.Topic()] = l.EndOffset()
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, clean := range []bool{true, false} {
+		if !clean {
+			mem.Remove("/data/.kafka_cleanshutdown")
+		}
+		var reads readCounter
+		st, err := Open("/data", testOptions(vfs.NewErrorFS(mem, &reads), c, cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		openReads := reads.n.Load()
+		for _, l := range st.Logs() {
+			if l.EndOffset() != want[l.Topic()] {
+				t.Fatalf("%s: end %d, want %d", l.Topic(), l.EndOffset(), want[l.Topic()])
+			}
+			if s := l.Stats(); s.Records != want[l.Topic()] && clean {
+				t.Fatalf("%s: records %d", l.Topic(), s.Records)
+			}
+		}
+		if clean && openReads != 0 {
+			t.Fatalf("clean open read segment data %d times", openReads)
+		}
+		if !clean && openReads == 0 {
+			t.Fatal("unclean open read nothing")
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
