@@ -72,29 +72,32 @@ func (c *core) readLast() error {
 	return nil
 }
 
-// ensureLoaded reads the entries into memory once.
-func (c *core) ensureLoaded() {
+// ensureLoaded reads the entries into memory once; false if they cannot
+// be read (LoadErr says why; the next call tries again).
+func (c *core) ensureLoaded() bool {
 	if c.loaded.Load() {
-		return
+		return true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.loadLocked()
+	return c.loadLocked() == nil
 }
 
 // loadLocked reads the entries. REQUIRES: mu held for writing.
-func (c *core) loadLocked() {
+func (c *core) loadLocked() error {
 	if c.loaded.Load() {
-		return
+		return nil
 	}
 	buf := make([]byte, c.entries*c.entrySize)
-	if _, err := c.f.ReadAt(buf, 0); err != nil && len(buf) > 0 {
-		c.loadErr = fmt.Errorf("read index %s: %w", c.f.Name(), err)
-		c.entries, c.mem = 0, nil // serve no entries: callers scan instead
-	} else {
-		c.mem = buf
+	if len(buf) > 0 {
+		if _, err := c.f.ReadAt(buf, 0); err != nil {
+			c.loadErr = fmt.Errorf("read index %s: %w", c.f.Name(), err)
+			return c.loadErr
+		}
 	}
+	c.mem, c.loadErr = buf, nil
 	c.loaded.Store(true)
+	return nil
 }
 
 // entryAt returns the bytes of entry i. REQUIRES: mu held, loaded.
@@ -170,7 +173,9 @@ func (c *core) resize(size int) error {
 	}
 	rounded := roundDown(max(size, 0), c.entrySize)
 	if rounded < c.entries*c.entrySize {
-		c.loadLocked()
+		if err := c.loadLocked(); err != nil {
+			return err
+		}
 		if err := c.truncateToEntries(rounded / c.entrySize); err != nil {
 			return err
 		}
@@ -208,15 +213,20 @@ func (c *core) TrimToValidSize() error {
 // Reset drops every entry and restores the capacity of the last open or
 // Resize with a positive size, or DefaultMaxBytes if there was none
 // (Kafka resets to segment.index.bytes), preallocated with zeros, ready
-// for a rebuild; trim it afterwards.
+// for a rebuild; trim it afterwards. It works even when the entries could
+// not be read.
 func (c *core) Reset() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.loadLocked()
-	c.loadErr = nil
-	if err := c.truncateToEntries(0); err != nil {
-		return err
+	if c.readOnly {
+		return fmt.Errorf("reset %s: %w", c.f.Name(), ErrReadOnly)
 	}
+	if err := c.f.Truncate(0); err != nil {
+		return fmt.Errorf("reset index %s: %w", c.f.Name(), err)
+	}
+	c.entries, c.maxEntries, c.mem, c.loadErr = 0, 0, nil, nil
+	clear(c.last)
+	c.loaded.Store(true)
 	if c.maxBytes == 0 {
 		c.maxBytes = roundDown(DefaultMaxBytes, c.entrySize)
 	}
@@ -250,8 +260,9 @@ func (c *core) SizeBytes() int64 {
 	return int64(c.entries) * int64(c.entrySize)
 }
 
-// LoadErr returns the error of loading the entries, if any; the index
-// then serves no entries (lookups fall back to the segment start).
+// LoadErr returns the error of the last failed attempt to read the
+// entries, if they are still unread; lookups then answer "no entry" so
+// that callers scan from the segment start.
 func (c *core) LoadErr() error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

@@ -512,3 +512,35 @@ func TestConcurrentLookupsDuringAppends(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// TestUnreadableIndexIsNotOverwritten: when the entries cannot be read,
+// lookups answer "no entry", the sanity check fails, an append still goes
+// after the existing entries, and Reset works.
+func TestUnreadableIndexIsNotOverwritten(t *testing.T) {
+	mem := vfs.NewCrashFS()
+	f, _ := mem.Create("/u.index")
+	f.Write(EncodeOffsetEntry(EncodeOffsetEntry(nil, 1, 10), 2, 20))
+	inj := vfs.FailNth(vfs.OpRead, 2, errors.New("EIO")) // read 1: last entry at open
+	efs := vfs.NewErrorFS(mem, inj)
+	ef, _ := efs.OpenFile("/u.index", os.O_RDWR, 0)
+	ox, err := OpenOffsetIndex(ef, 0, 64)
+	must(t, err)
+	if off, pos := ox.Lookup(5); off != 0 || pos != 0 {
+		t.Fatalf("lookup on unreadable index (%d,%d)", off, pos)
+	}
+	if ox.LoadErr() == nil {
+		t.Fatal("no load error")
+	}
+	must(t, ox.SanityCheck(100)) // the next attempt reads them
+	must(t, ox.Append(3, 30)) // lands after the two existing entries
+	if off, pos := ox.Lookup(5); off != 3 || pos != 30 {
+		t.Fatalf("lookup after retry (%d,%d)", off, pos)
+	}
+	if ox.Entries() != 3 {
+		t.Fatalf("entries %d", ox.Entries())
+	}
+	must(t, ox.Reset())
+	if ox.Entries() != 0 || ox.MaxEntries() != 8 {
+		t.Fatalf("after reset %d/%d", ox.Entries(), ox.MaxEntries())
+	}
+}

@@ -96,7 +96,9 @@ func (x *OffsetIndex) key(i int) int64 {
 
 // Lookup returns the largest entry with offset <= target, or (base, 0).
 func (x *OffsetIndex) Lookup(target int64) (offset int64, pos int32) {
-	x.ensureLoaded()
+	if !x.ensureLoaded() {
+		return x.base, 0 // unreadable: the caller scans from the start
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	slot := largestLowerBound(x.entries, warmBytes/OffsetEntrySize, target, x.key)
@@ -109,7 +111,9 @@ func (x *OffsetIndex) Lookup(target int64) (offset int64, pos int32) {
 
 // Entry returns entry i (0 <= i < Entries()).
 func (x *OffsetIndex) Entry(i int) (offset int64, pos int32, err error) {
-	x.ensureLoaded()
+	if !x.ensureLoaded() {
+		return 0, 0, x.LoadErr()
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if i < 0 || i >= x.entries {
@@ -123,7 +127,9 @@ func (x *OffsetIndex) Entry(i int) (offset int64, pos int32, err error) {
 func (x *OffsetIndex) TruncateTo(offset int64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.loadLocked()
+	if err := x.loadLocked(); err != nil {
+		return err
+	}
 	slot := largestLowerBound(x.entries, warmBytes/OffsetEntrySize, offset, x.key)
 	n := slot + 1
 	if slot >= 0 && x.key(slot) == offset {
@@ -136,7 +142,9 @@ func (x *OffsetIndex) TruncateTo(offset int64) error {
 // below the base, positions strictly increasing and below logSize (the
 // .log's size), and a file length that is a whole number of entries.
 func (x *OffsetIndex) SanityCheck(logSize int64) error {
-	x.ensureLoaded()
+	if !x.ensureLoaded() {
+		return x.LoadErr()
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if err := x.checkLength(); err != nil {
@@ -150,7 +158,7 @@ func (x *OffsetIndex) SanityCheck(logSize int64) error {
 		}
 		prevRel, prevPos = rel, pos
 	}
-	return x.loadErr
+	return nil
 }
 
 // checkOffsetEntry validates one entry against its predecessor.

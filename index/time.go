@@ -111,7 +111,9 @@ func (x *TimeIndex) offKey(i int) int64 {
 // Lookup returns the largest entry with timestamp <= target, or
 // (-1, base offset) if none.
 func (x *TimeIndex) Lookup(target int64) (timestamp, offset int64) {
-	x.ensureLoaded()
+	if !x.ensureLoaded() {
+		return -1, x.base // unreadable: the caller scans from the start
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	slot := largestLowerBound(x.entries, warmBytes/TimeEntrySize, target, x.tsKey)
@@ -123,7 +125,9 @@ func (x *TimeIndex) Lookup(target int64) (timestamp, offset int64) {
 
 // Entry returns entry i (0 <= i < Entries()).
 func (x *TimeIndex) Entry(i int) (timestamp, offset int64, err error) {
-	x.ensureLoaded()
+	if !x.ensureLoaded() {
+		return 0, 0, x.LoadErr()
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if i < 0 || i >= x.entries {
@@ -136,7 +140,9 @@ func (x *TimeIndex) Entry(i int) (timestamp, offset int64, err error) {
 func (x *TimeIndex) TruncateTo(offset int64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.loadLocked()
+	if err := x.loadLocked(); err != nil {
+		return err
+	}
 	slot := largestLowerBound(x.entries, warmBytes/TimeEntrySize, offset, x.offKey)
 	n := slot + 1
 	if slot >= 0 && x.offKey(slot) == offset {
@@ -151,7 +157,9 @@ func (x *TimeIndex) TruncateTo(offset int64) error {
 // offsets nondecreasing, not below the base and below nextOffset (the
 // segment's next offset; pass -1 to skip that bound), and whole entries.
 func (x *TimeIndex) SanityCheck(nextOffset int64) error {
-	x.ensureLoaded()
+	if !x.ensureLoaded() {
+		return x.LoadErr()
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if err := x.checkLength(); err != nil {
@@ -165,7 +173,7 @@ func (x *TimeIndex) SanityCheck(nextOffset int64) error {
 		}
 		prevTs, prevRel = ts, rel
 	}
-	return x.loadErr
+	return nil
 }
 
 // checkTimeEntry validates one time entry against its predecessor.
