@@ -532,7 +532,7 @@ func TestUnreadableIndexIsNotOverwritten(t *testing.T) {
 		t.Fatal("no load error")
 	}
 	must(t, ox.SanityCheck(100)) // the next attempt reads them
-	must(t, ox.Append(3, 30)) // lands after the two existing entries
+	must(t, ox.Append(3, 30))    // lands after the two existing entries
 	if off, pos := ox.Lookup(5); off != 3 || pos != 30 {
 		t.Fatalf("lookup after retry (%d,%d)", off, pos)
 	}
