@@ -24,6 +24,7 @@ type core struct {
 	// REQUIRES: mu held for all below.
 	entries    int    // valid entries
 	maxEntries int    // capacity = file length / entrySize
+	fileSize   int64  // the file's length
 	maxBytes   int    // capacity to restore on Reset (0: none)
 	last       []byte // the last entry's bytes (valid when entries > 0)
 	mem        []byte // entries*entrySize bytes once loaded
@@ -44,6 +45,7 @@ func (c *core) open(f File, base int64, maxBytes, entrySize int, readOnly bool) 
 		return &CorruptError{File: f.Name(), Reason: fmt.Sprintf("file size %d exceeds 2 GiB", fi.Size())}
 	}
 	size := int(fi.Size())
+	c.fileSize = fi.Size()
 	c.entries = size / entrySize
 	c.maxEntries = c.entries
 	if err := c.readLast(); err != nil {
@@ -149,12 +151,12 @@ func (c *core) truncateToEntries(n int) error {
 	if n >= c.entries {
 		return nil
 	}
-	length := int64(c.maxEntries) * int64(c.entrySize)
-	if err := c.f.Truncate(int64(n * c.entrySize)); err != nil {
-		return fmt.Errorf("truncate index %s to %d entries: %w", c.f.Name(), n, err)
+	length := c.fileSize
+	if err := c.truncateFile(int64(n * c.entrySize)); err != nil {
+		return err
 	}
-	if err := c.f.Truncate(length); err != nil {
-		return fmt.Errorf("re-extend index %s to %d bytes: %w", c.f.Name(), length, err)
+	if err := c.truncateFile(length); err != nil {
+		return err
 	}
 	c.entries = n
 	c.mem = c.mem[:n*c.entrySize]
@@ -180,12 +182,21 @@ func (c *core) resize(size int) error {
 			return err
 		}
 	}
-	if rounded != c.maxEntries*c.entrySize {
-		if err := c.f.Truncate(int64(rounded)); err != nil {
-			return fmt.Errorf("resize index %s to %d bytes: %w", c.f.Name(), rounded, err)
+	if int64(rounded) != c.fileSize {
+		if err := c.truncateFile(int64(rounded)); err != nil {
+			return err
 		}
 	}
 	c.maxEntries = rounded / c.entrySize
+	return nil
+}
+
+// truncateFile sets the file's length. REQUIRES: mu held for writing.
+func (c *core) truncateFile(size int64) error {
+	if err := c.f.Truncate(size); err != nil {
+		return fmt.Errorf("resize index %s to %d bytes: %w", c.f.Name(), size, err)
+	}
+	c.fileSize = size
 	return nil
 }
 
@@ -221,8 +232,8 @@ func (c *core) Reset() error {
 	if c.readOnly {
 		return fmt.Errorf("reset %s: %w", c.f.Name(), ErrReadOnly)
 	}
-	if err := c.f.Truncate(0); err != nil {
-		return fmt.Errorf("reset index %s: %w", c.f.Name(), err)
+	if err := c.truncateFile(0); err != nil {
+		return err
 	}
 	c.entries, c.maxEntries, c.mem, c.loadErr = 0, 0, nil, nil
 	clear(c.last)

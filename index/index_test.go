@@ -544,3 +544,20 @@ func TestUnreadableIndexIsNotOverwritten(t *testing.T) {
 		t.Fatalf("after reset %d/%d", ox.Entries(), ox.MaxEntries())
 	}
 }
+
+func TestTrimCutsPartialEntry(t *testing.T) {
+	mem := vfs.NewCrashFS()
+	f, _ := mem.Create("/p.index")
+	f.Write(append(EncodeOffsetEntry(nil, 1, 10), 1, 2, 3))
+	ox, err := OpenOffsetIndex(f, 0, 0)
+	must(t, err)
+	if ox.SanityCheck(100) == nil {
+		t.Fatal("partial entry passed the sanity check")
+	}
+	must(t, ox.TrimToValidSize())
+	fi, _ := f.Stat()
+	if fi.Size() != 8 {
+		t.Fatalf("size %d after trim", fi.Size())
+	}
+	must(t, ox.SanityCheck(100))
+}
