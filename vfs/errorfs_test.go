@@ -35,3 +35,23 @@ func TestMemFileRead(t *testing.T) {
 		t.Fatalf("%q %v", b, err)
 	}
 }
+
+func TestErrorFSAnyOpPersist(t *testing.T) {
+	mem := NewCrashFS()
+	inj := FailNth(OpAny, 3, syscall.EIO)
+	inj.Persist = true
+	fs := NewErrorFS(mem, inj)
+	f, err := fs.Create("/f") // op 1: create
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("a")); err != nil { // op 2
+		t.Fatal(err)
+	}
+	if err := f.Sync(); !errors.Is(err, syscall.EIO) { // op 3
+		t.Fatalf("third op: %v", err)
+	}
+	if err := fs.Rename("/f", "/g"); !errors.Is(err, syscall.EIO) { // op 4
+		t.Fatalf("fourth op: %v", err)
+	}
+}

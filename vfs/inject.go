@@ -5,9 +5,10 @@ import (
 	"sync"
 )
 
-// NthInjector fails the Nth operation of one kind (counting from 1), and
-// with Persist every later one of that kind too. Filter, when set, limits
-// counting to names containing it. It is safe for concurrent use.
+// NthInjector fails the Nth operation of one kind (counting from 1; Op
+// OpAny counts every kind), and with Persist every later one too. Filter,
+// when set, limits counting to names containing it. It is safe for
+// concurrent use.
 type NthInjector struct {
 	Op      Op
 	N       int
@@ -28,7 +29,7 @@ func FailNth(op Op, n int, err error) *NthInjector {
 
 // MaybeFail implements Injector.
 func (j *NthInjector) MaybeFail(op Op, name string) (bool, error) {
-	if op != j.Op || (j.Filter != "" && !strings.Contains(name, j.Filter)) {
+	if (j.Op != OpAny && op != j.Op) || (j.Filter != "" && !strings.Contains(name, j.Filter)) {
 		return false, nil
 	}
 	j.mu.Lock()
@@ -61,11 +62,17 @@ type InjectorFunc func(op Op, name string) (short bool, err error)
 // MaybeFail implements Injector.
 func (f InjectorFunc) MaybeFail(op Op, name string) (bool, error) { return f(op, name) }
 
+// OpAny makes an NthInjector count operations of every kind.
+const OpAny Op = -1
+
 // String names the operation kind.
 func (op Op) String() string {
 	names := [...]string{"write", "sync", "syncdir", "rename", "create", "remove", "truncate", "read"}
 	if op >= 0 && int(op) < len(names) {
 		return names[op]
+	}
+	if op == OpAny {
+		return "any"
 	}
 	return "op?"
 }
