@@ -1,12 +1,112 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/compact"
+	"github.com/partfs/partfs/logstore"
+	"github.com/partfs/partfs/progress"
 )
 
-// compactCmd is replaced by the cleaner's wiring.
+// configFlags collects repeated --config KEY=VALUE flags.
+type configFlags map[string]string
+
+func (c configFlags) String() string { return fmt.Sprint(map[string]string(c)) }
+
+func (c configFlags) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return errors.New("want KEY=VALUE")
+	}
+	c[k] = v
+	return nil
+}
+
+// compactCmd is `partfs compact [flags] DATADIR [TOPIC...]`: the log cleaner
+// run once over an unmounted data directory.
 func compactCmd(args []string) int {
-	fmt.Fprintln(os.Stderr, "partfs compact: not yet")
-	return 1
+	return runCompact(args, os.Stdout, os.Stderr)
+}
+
+func runCompact(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("compact", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	force := fl.Bool("force", false, "clean every compacted partition with dirty data, whatever its dirty ratio")
+	level := fl.String("log-level", "warn", "log level: debug, info, warn, error")
+	dedupe := fl.Int64("dedupe-buffer-size", compact.DefaultDedupeBufferSize, "offset map memory in bytes (log.cleaner.dedupe.buffer.size)")
+	defaults := configFlags{}
+	fl.Var(defaults, "config", "KEY=VALUE topic default for topics that do not set KEY (repeatable)")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: partfs compact [flags] DATADIR [TOPIC...]")
+		fmt.Fprintln(stderr, "Runs the log cleaner once over the compacted partitions of an unmounted DATADIR.")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() < 1 {
+		fl.Usage()
+		return 2
+	}
+	logger, err := newLogger(*level, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "partfs compact:", err)
+		return 2
+	}
+	sum, err := compactDir(fl.Arg(0), fl.Args()[1:], *force, *dedupe, defaults, logger, stderr)
+	fmt.Fprintln(stdout, sum)
+	if err != nil {
+		fmt.Fprintln(stderr, "partfs compact:", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(level string, w io.Writer) (*logrus.Entry, error) {
+	lv, err := logrus.ParseLevel(level)
+	if err != nil {
+		return nil, err
+	}
+	l := logrus.New()
+	l.SetOutput(w)
+	l.SetLevel(lv)
+	return logrus.NewEntry(l).WithField("cmd", "compact"), nil
+}
+
+func compactDir(dir string, topics []string, force bool, dedupe int64, defaults map[string]string, logger *logrus.Entry, stderr io.Writer) (sum compact.Summary, err error) {
+	store, err := logstore.Open(dir, logstore.Options{Logger: logger, Defaults: defaults, NoBackground: true})
+	if err != nil {
+		return sum, err
+	}
+	defer func() {
+		if cerr := store.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close %s: %w", dir, cerr)
+		}
+	}()
+	for _, t := range topics {
+		if _, err := store.Partitions(t); err != nil {
+			return sum, fmt.Errorf("topic %q: %w", t, err)
+		}
+	}
+	targets := compact.Targets(store, topics...)
+	c := compact.NewCleaner(compact.Options{Logger: logger, DedupeBufferSize: dedupe})
+	var total int64
+	for _, t := range targets {
+		total += c.Estimate(t, force)
+	}
+	rep := progress.Start(stderr, "compact", total, progress.Options{})
+	c = compact.NewCleaner(compact.Options{Logger: logger, DedupeBufferSize: dedupe, Progress: rep.Add})
+	sum, err = c.CleanAll(targets, force)
+	rep.Done(fmt.Sprintf("%d records removed", sum.RecordsRemoved))
+	return sum, err
 }
