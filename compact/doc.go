@@ -26,6 +26,38 @@
 // round. Unlike MD5, whose collisions can be manufactured, the seeds are
 // secret and new for every map, so producers cannot craft colliding keys.
 //
+// # The rules (docs/kafka-format.md §6)
+//
+// Choosing: the filthiest compacted log whose dirty ratio exceeds
+// min.cleanable.dirty.ratio, or whose oldest dirty batch is past
+// max.compaction.lag.ms, is cleaned over [first dirty offset, first
+// uncleanable offset): never the active segment, never a segment whose
+// largest timestamp is younger than min.compaction.lag.ms.
+//
+// A round builds the offset map from the dirty records as a consumer reads
+// them (aborted transactions never become a key's latest), until the map is
+// full; then every segment from the log start below the map's end is
+// rewritten, grouped by segment.bytes, segment.index.bytes and a 32-bit
+// offset range, one cleaned segment per group named by its first base
+// offset, swapped in through logstore; the cleaner-offset-checkpoint then
+// moves to the map's end and the next round continues from there.
+//
+// Per record: kept if past the map's end; else kept only with a key, as the
+// key's latest, and (tombstones) while its delete horizon has not passed.
+// Kept records keep offsets and timestamps; a batch keeps its base and last
+// offset, producer fields and codec (recompressed), and is copied byte for
+// byte when nothing in it changes. The first cleaning that keeps a V2
+// tombstone sets the batch's delete horizon (attribute bit 6, base
+// timestamp = now + delete.retention.ms); a later one drops it. Records of
+// aborted transactions are dropped.
+//
+// Where this differs from Kafka, on purpose: control batches (transaction
+// markers) are always kept; a V0/V1 message or compressed wrapper is kept
+// whole while any record in it survives (partfs never writes the legacy
+// formats); a producer's batch that loses every record is kept as a
+// header-only batch for every producer batch, not only its last; snappy
+// output is a raw snappy block (which Kafka's SnappyInputStream reads).
+//
 // # Memory
 //
 // The map is the only memory that grows with the data: 24 bytes per slot,

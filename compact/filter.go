@@ -63,6 +63,9 @@ type filter struct {
 	rule              retainRule
 	deleteRetentionMs int64
 	stats             *Stats
+	// visible returns the offsets of a transactional batch's records that a
+	// consumer sees (those of aborted transactions are not); nil means all.
+	visible func(h *record.BatchHeader) (map[int64]bool, error)
 
 	dec    record.Decoder
 	w      batchWriter
@@ -111,12 +114,20 @@ func (f *filter) batch(dst []byte, b *record.Batch) ([]byte, error) {
 	return f.w.appendBatch(dst, h, f.kept, horizon)
 }
 
-// decide copies b's records and keeps those the rule retains in f.kept.
+// decide copies b's records and keeps those the rule retains in f.kept;
+// records of aborted transactions are dropped whatever their key, as Kafka
+// does.
 // The keys' map slots are touched for the whole batch first, so that their
 // cache misses overlap.
 func (f *filter) decide(b *record.Batch) (read int, tombstones bool, err error) {
 	f.kept, f.hashes, f.hdrs, f.arena = f.kept[:0], f.hashes[:0], f.hdrs[:0], f.arena[:0]
 	m := f.rule.offsets
+	var vis map[int64]bool
+	if b.Header.IsTransactional() && f.visible != nil {
+		if vis, err = f.visible(&b.Header); err != nil {
+			return 0, false, err
+		}
+	}
 	err = f.dec.Records(b, func(r *record.Record) bool {
 		f.keepCopy(r)
 		var kh keyHash
@@ -133,7 +144,8 @@ func (f *filter) decide(b *record.Batch) (read int, tombstones bool, err error) 
 	read = len(f.kept)
 	n := 0
 	for i := range f.kept {
-		if f.rule.keepHashed(&b.Header, &f.kept[i], f.hashes[i]) {
+		aborted := vis != nil && !vis[f.kept[i].Offset]
+		if !aborted && f.rule.keepHashed(&b.Header, &f.kept[i], f.hashes[i]) {
 			tombstones = tombstones || f.kept[i].Value == nil
 			f.kept[n] = f.kept[i]
 			n++

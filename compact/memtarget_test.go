@@ -129,6 +129,31 @@ func (m *memTarget) SegmentModTime(seg partlog.Segment) time.Time {
 	return s.mtime
 }
 
+func (m *memTarget) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
+	r, _, _ := m.SegmentReader(seg)
+	sc := record.NewScanner(r, 0, seg.Size, "mem")
+	var dec record.Decoder
+	for sc.Next() {
+		b := sc.Batch()
+		if b.Header.IsControl() || b.Header.LastOffset() < from {
+			continue
+		}
+		more := true
+		err := dec.Records(b, func(r *record.Record) bool {
+			if r.Offset >= seg.Next {
+				more = false
+			} else if r.Offset >= from {
+				more = fn(r)
+			}
+			return more
+		})
+		if err != nil || !more {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
 type memCleaned struct {
 	base int64
 	data []byte

@@ -49,27 +49,24 @@ func (c *Cleaner) stopping() bool {
 	}
 }
 
+// mapChunk is how many keys buildMap hashes before touching their slots
+// and putting them, so that the cache misses of a chunk overlap.
+const mapChunk = 128
+
 // buildMap puts the keys of [first, stop) into the offset map, segment by
-// segment, until the map is full. It returns the end of what the map
-// covers: stop, or the offset after the last key put.
+// segment, until the map is full. It reads records as a consumer does, so
+// records of aborted transactions never become a key's latest. It returns
+// the end of what the map covers: stop, or the offset after the last key
+// put.
 func (c *Cleaner) buildMap(log Target, segs []partlog.Segment, first, stop int64, st *Stats) (int64, error) {
 	m := c.offsets
-	var dec record.Decoder
 	for _, seg := range segs[:len(segs)-1] {
 		if seg.Next <= first || seg.Base >= stop {
 			continue
 		}
-		full := false
-		err := c.eachBatch(log, seg, st, func(b *record.Batch) (bool, error) {
-			if b.Header.LastOffset() < first || b.Header.IsControl() {
-				return true, nil
-			}
-			var err error
-			full, err = c.mapBatch(&dec, b, first, stop)
-			return !full, err
-		})
+		full, err := c.mapSegment(log, seg, first, stop, st)
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("map %s: %w", segmentName(log, seg), err)
 		}
 		if full {
 			return m.LatestOffset() + 1, nil
@@ -79,29 +76,78 @@ func (c *Cleaner) buildMap(log Target, segs []partlog.Segment, first, stop int64
 	return stop, nil
 }
 
-// mapBatch puts the keys of b's records in [first, stop) into the map, in
-// offset order, touching their slots first so that the cache misses of the
-// batch overlap. It reports whether the map became full.
-func (c *Cleaner) mapBatch(dec *record.Decoder, b *record.Batch, first, stop int64) (bool, error) {
-	m := c.offsets
+// mapSegment puts the keys of seg's records in [first, stop) into the map
+// in offset order and reports whether the map became full.
+func (c *Cleaner) mapSegment(log Target, seg partlog.Segment, first, stop int64, st *Stats) (bool, error) {
+	full := false
+	acct := c.newAccount(seg, max(first, seg.Base), st)
 	c.hashes, c.hashOffsets = c.hashes[:0], c.hashOffsets[:0]
-	err := dec.Records(b, func(r *record.Record) bool {
-		if r.Key != nil && r.Offset >= first && r.Offset < stop {
-			c.hashes = append(c.hashes, m.hash(r.Key))
+	flush := func() {
+		c.offsets.touch(c.hashes)
+		for i, h := range c.hashes {
+			if !c.offsets.put(h, c.hashOffsets[i]) {
+				full = true
+				break
+			}
+		}
+		c.hashes, c.hashOffsets = c.hashes[:0], c.hashOffsets[:0]
+	}
+	var stopped error
+	err := log.Read(seg, max(first, seg.Base), func(r *record.Record) bool {
+		if r.Offset >= stop {
+			return false
+		}
+		if r.Key != nil {
+			c.hashes = append(c.hashes, c.offsets.hash(r.Key))
 			c.hashOffsets = append(c.hashOffsets, r.Offset)
 		}
-		return true
-	})
-	if err != nil {
-		return false, err
-	}
-	m.touch(c.hashes)
-	for i, h := range c.hashes {
-		if !m.put(h, c.hashOffsets[i]) {
-			return true, nil
+		if len(c.hashes) == mapChunk {
+			flush()
+			acct.upTo(r.Offset)
+			if c.stopping() {
+				stopped = errStopped
+			}
 		}
+		return !full && stopped == nil
+	})
+	if err == nil && stopped == nil && !full {
+		flush()
 	}
-	return false, nil
+	if !full {
+		acct.upTo(seg.Next)
+	}
+	if stopped != nil {
+		return false, stopped
+	}
+	return full, err
+}
+
+// account reports the bytes of a segment read through Read (which gives
+// records, not positions) in proportion to the offsets passed.
+type account struct {
+	c   *Cleaner
+	st  *Stats
+	seg partlog.Segment
+	at  int64 // offsets below at are accounted for
+}
+
+func (c *Cleaner) newAccount(seg partlog.Segment, from int64, st *Stats) *account {
+	return &account{c: c, st: st, seg: seg, at: from}
+}
+
+func (a *account) upTo(offset int64) {
+	span := a.seg.Next - a.seg.Base
+	offset = min(offset, a.seg.Next)
+	if span <= 0 || offset <= a.at {
+		return
+	}
+	n := a.seg.Size * (offset - a.at) / span
+	a.at = offset
+	a.st.BytesRead += n
+	a.c.opt.Throttle.Add(n)
+	if a.c.opt.Progress != nil {
+		a.c.opt.Progress(n)
+	}
 }
 
 // cleanGroup writes the cleaned form of group into one new segment named by
@@ -130,6 +176,7 @@ func (c *Cleaner) writeGroup(log Target, group []partlog.Segment, legacyHorizon 
 	var out []byte
 	for _, seg := range group {
 		c.filter.rule.retainLegacyDeletes = log.SegmentModTime(seg).UnixMilli() > legacyHorizon
+		c.filter.visible = func(h *record.BatchHeader) (map[int64]bool, error) { return visibleOffsets(log, seg, h) }
 		err := c.eachBatch(log, seg, st, func(b *record.Batch) (bool, error) {
 			var err error
 			if out, err = c.filter.batch(out[:0], b); err != nil || len(out) == 0 {
@@ -142,6 +189,23 @@ func (c *Cleaner) writeGroup(log Target, group []partlog.Segment, legacyHorizon 
 		}
 	}
 	return nil
+}
+
+// visibleOffsets returns the offsets of h's records that a consumer of seg
+// sees (Read skips aborted transactions).
+func visibleOffsets(log Target, seg partlog.Segment, h *record.BatchHeader) (map[int64]bool, error) {
+	vis := map[int64]bool{}
+	err := log.Read(seg, h.BaseOffset, func(r *record.Record) bool {
+		if r.Offset > h.LastOffset() {
+			return false
+		}
+		vis[r.Offset] = true
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find aborted records of batch %d in %s: %w", h.BaseOffset, segmentName(log, seg), err)
+	}
+	return vis, nil
 }
 
 // firstBatchTimestamp reads the max timestamp of seg's first batch (-1 if

@@ -6,6 +6,7 @@ import (
 
 	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
 )
 
 // Target is a partition log as the cleaner uses it: the cleaner section of
@@ -22,6 +23,9 @@ type Target interface {
 	CleanerCheckpoint() int64
 	SetCleanerCheckpoint(offset int64) error
 	SegmentReader(seg partlog.Segment) (r io.ReaderAt, release func(), err error)
+	// Read reads the records of seg from offset from on as a consumer
+	// would (control records and aborted transactions skipped).
+	Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error
 	SegmentModTime(seg partlog.Segment) time.Time
 	// NewCleaned starts the cleaned segment named by base.
 	NewCleaned(base int64) (Cleaned, error)

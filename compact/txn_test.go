@@ -1,0 +1,107 @@
+package compact_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/partfs/partfs/compact"
+	"github.com/partfs/partfs/logstore"
+	"github.com/partfs/partfs/record"
+)
+
+// writeTxnPartition writes a partition by hand: K=good, then K=aborted in
+// an aborted transaction (with its ABORT marker and .txnindex entry), then
+// J=j; a second segment holds X=x.
+func writeTxnPartition(t *testing.T, dir string) {
+	var e record.Encoder
+	var seg []byte
+	add := func(base int64, recs []record.Record, opt record.BatchOptions) {
+		var err error
+		if seg, err = e.AppendBatch(seg, base, recs, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txn := record.BatchOptions{Transactional: true, KeepProducer: true, ProducerID: 5, ProducerEpoch: 0, BaseSequence: 0, PartitionLeaderEpoch: 0}
+	add(0, []record.Record{{Timestamp: 10, Key: []byte("K"), Value: []byte("good")}}, record.BatchOptions{})
+	add(1, []record.Record{{Timestamp: 11, Key: []byte("K"), Value: []byte("aborted")}}, txn)
+	marker := txn
+	marker.Control = true
+	add(2, []record.Record{{Timestamp: 12, Key: []byte{0, 0, 0, 0}, Value: []byte{0, 0, 0, 0, 0, 0}}}, marker)
+	add(3, []record.Record{{Timestamp: 13, Key: []byte("J"), Value: []byte("j")}}, record.BatchOptions{})
+	var active []byte
+	active, _ = e.AppendBatch(nil, 4, []record.Record{{Timestamp: 14, Key: []byte("X"), Value: []byte("x")}}, record.BatchOptions{})
+
+	p := filepath.Join(dir, "t-0")
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	txnIndex := make([]byte, 34) // version 0, producer 5, first 1, last 2, last stable 1
+	binary.BigEndian.PutUint64(txnIndex[2:], 5)
+	binary.BigEndian.PutUint64(txnIndex[10:], 1)
+	binary.BigEndian.PutUint64(txnIndex[18:], 2)
+	binary.BigEndian.PutUint64(txnIndex[26:], 1)
+	for name, data := range map[string][]byte{
+		"00000000000000000000.log": seg, "00000000000000000000.txnindex": txnIndex,
+		"00000000000000000004.log": active,
+	} {
+		if err := os.WriteFile(filepath.Join(p, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAbortedTransactionsNeverWin checks that a record of an aborted
+// transaction neither becomes its key's latest (the committed value stays)
+// nor survives the cleaning (which would make it visible once the
+// .txnindex of the old segment is gone).
+func TestAbortedTransactionsNeverWin(t *testing.T) {
+	dir := t.TempDir()
+	writeTxnPartition(t, dir)
+	opts := logstore.Options{NoBackground: true, Defaults: map[string]string{"cleanup.policy": "compact"}}
+	st, err := logstore.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := st.Log("t", 0)
+	want := "[{0 K good false} {3 J j false} {4 X x false}]"
+	if got := fmt.Sprint(readAll(t, l)); got != want {
+		t.Fatalf("before cleaning a consumer sees %s, want %s", got, want)
+	}
+	c := compact.NewCleaner(compact.Options{DedupeBufferSize: 1 << 16})
+	sum, err := c.CleanAll(compact.Targets(st), true)
+	if err != nil || sum.Cleaned != 1 {
+		t.Fatalf("clean: %v %+v", err, sum)
+	}
+	if got := fmt.Sprint(readAll(t, l)); got != want {
+		t.Fatalf("after cleaning a consumer sees %s, want %s", got, want)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "t-0", "00000000000000000000.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := record.NewBytesScanner(raw, "cleaned")
+	var dec record.Decoder
+	for sc.Next() {
+		dec.Records(sc.Batch(), func(r *record.Record) bool {
+			if string(r.Value) == "aborted" {
+				t.Errorf("aborted record at %d survived the cleaning", r.Offset)
+			}
+			return true
+		})
+	}
+	st, err = logstore.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l, _ = st.Log("t", 0)
+	if got := fmt.Sprint(readAll(t, l)); got != want {
+		t.Fatalf("after reopening a consumer sees %s, want %s", got, want)
+	}
+}
