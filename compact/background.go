@@ -97,6 +97,8 @@ func (m *manager) thread(id int, quit <-chan struct{}) {
 		switch {
 		case errors.Is(err, errStopped):
 			return
+		case errors.Is(err, ErrConflict):
+			log.WithError(err).WithField("log", key(target)).Info("segments changed during cleaning; will retry")
 		case err != nil:
 			log.WithError(err).WithField("log", key(target)).Error("cleaning failed; skipping this log for a while")
 		case st.Rounds > 0 && m.opt.OnCleaned != nil:
@@ -143,7 +145,7 @@ func (m *manager) release(t Target, err error) {
 	defer m.mu.Unlock()
 	k := key(t)
 	delete(m.busy, k)
-	if err != nil && !errors.Is(err, errStopped) {
+	if err != nil && !errors.Is(err, errStopped) && !errors.Is(err, ErrConflict) {
 		m.failed[k] = m.opt.Now().Add(m.opt.FailureDelay)
 	}
 }

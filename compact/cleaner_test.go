@@ -1,11 +1,13 @@
 package compact
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
 
@@ -185,5 +187,23 @@ func TestGroupsBecomeOneSegmentEach(t *testing.T) {
 		if s.base != int64(3*i) {
 			t.Fatalf("segment %d named %d, want %d", i, s.base, 3*i)
 		}
+	}
+}
+
+func TestReplaceConflictAbortsTheCleaning(t *testing.T) {
+	m := newMemTarget(t)
+	fill(m, rand.New(rand.NewSource(5)), 30, 5)
+	before := m.String()
+	m.replaceErr = fmt.Errorf("old segments not live: %w", partlog.ErrInvalid)
+	_, err := NewCleaner(Options{}).Clean(m, false)
+	if !errors.Is(err, ErrConflict) {
+		t.Fatalf("err %v, want ErrConflict", err)
+	}
+	if !m.lastClean.aborted || m.checkpoint != 0 || m.String() != before {
+		t.Fatalf("aborted=%v checkpoint=%d, log changed=%v", m.lastClean.aborted, m.checkpoint, m.String() != before)
+	}
+	m.replaceErr = errors.New("disk on fire")
+	if _, err := NewCleaner(Options{}).Clean(m, false); err == nil || errors.Is(err, ErrConflict) {
+		t.Fatalf("err %v, want a plain failure", err)
 	}
 }

@@ -23,6 +23,8 @@ type memTarget struct {
 	cfg        config.Topic
 	nextID     uint64
 	replaces   int
+	replaceErr error       // returned by Replace when set
+	lastClean  *memCleaned // the last cleaned segment started
 	enc        record.Encoder
 }
 
@@ -155,19 +157,26 @@ func (m *memTarget) Read(seg partlog.Segment, from int64, fn func(*record.Record
 }
 
 type memCleaned struct {
-	base int64
-	data []byte
+	base    int64
+	data    []byte
+	aborted bool
 }
 
 func (c *memCleaned) AppendBatch(raw []byte) error { c.data = append(c.data, raw...); return nil }
 func (c *memCleaned) Size() int64                  { return int64(len(c.data)) }
-func (c *memCleaned) Abort() error                 { return nil }
+func (c *memCleaned) Abort() error                 { c.aborted = true; return nil }
 
-func (m *memTarget) NewCleaned(base int64) (Cleaned, error) { return &memCleaned{base: base}, nil }
+func (m *memTarget) NewCleaned(base int64) (Cleaned, error) {
+	m.lastClean = &memCleaned{base: base}
+	return m.lastClean, nil
+}
 
 func (m *memTarget) Replace(cleaned []Cleaned, old []partlog.Segment) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.replaceErr != nil {
+		return m.replaceErr
+	}
 	_, first := m.find(old[0])
 	_, last := m.find(old[len(old)-1])
 	var repl []*memSeg

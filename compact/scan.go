@@ -1,11 +1,17 @@
 package compact
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
+
+// ErrConflict is returned when the segments being cleaned changed under
+// the cleaner (retention deleted them, another writer replaced them): the
+// cleaning is abandoned and may simply be tried again.
+var ErrConflict = errors.New("compact: segments changed during cleaning")
 
 // segmentName is the name a segment gets in errors.
 func segmentName(log Target, seg partlog.Segment) string {
@@ -165,6 +171,12 @@ func (c *Cleaner) cleanGroup(log Target, group []partlog.Segment, legacyHorizon 
 	}
 	size := cleaned.Size()
 	if err := log.Replace([]Cleaned{cleaned}, group); err != nil {
+		if aerr := cleaned.Abort(); aerr != nil {
+			c.opt.Logger.WithError(aerr).WithField("base", group[0].Base).Warn("abort cleaned segment")
+		}
+		if errors.Is(err, partlog.ErrInvalid) {
+			err = fmt.Errorf("%w: %w", ErrConflict, err)
+		}
 		return fmt.Errorf("replace segments %d..%d: %w", group[0].Base, group[len(group)-1].Next, err)
 	}
 	st.BytesWritten += size
