@@ -63,12 +63,20 @@ func logBytes(m *memTarget) int64 {
 // map's bytes per key. BenchmarkScanBaseline is the same bytes read and
 // decoded once without cleaning.
 func BenchmarkClean(b *testing.B) {
-	for _, codec := range []record.Codec{record.None, record.LZ4} {
-		b.Run(codec.String(), func(b *testing.B) {
-			src := benchLog(b, *benchLogBytes, codec)
+	for _, bc := range []struct {
+		name  string
+		codec record.Codec
+		mapBytes  int64
+	}{
+		{"none/map=128MiB", record.None, DefaultDedupeBufferSize},
+		{"lz4/map=128MiB", record.LZ4, DefaultDedupeBufferSize},
+		{"none/map=3MiB", record.None, 3 << 20}, // just enough for 100,000 keys at 0.9
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			src := benchLog(b, *benchLogBytes, bc.codec)
 			size := logBytes(src)
 			b.SetBytes(size)
-			c := NewCleaner(Options{Now: func() time.Time { return time.UnixMilli(1800000000000) }})
+			c := NewCleaner(Options{DedupeBufferSize: bc.mapBytes, Now: func() time.Time { return time.UnixMilli(1800000000000) }})
 			b.ResetTimer()
 			var st Stats
 			for i := 0; i < b.N; i++ {
@@ -81,9 +89,9 @@ func BenchmarkClean(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(st.RecordsRemoved), "removed")
+			b.ReportMetric(float64(st.Rounds), "rounds")
 			b.ReportMetric(float64(c.offsets.Len()), "keys")
-			b.ReportMetric(float64(SlotBytes), "map-B/entry")
-			b.ReportMetric(float64(SlotBytes)/DefaultLoadFactor, "map-B/key-at-fill-limit")
+			b.ReportMetric(float64(c.offsets.MemoryBytes())/float64(c.offsets.Len()), "map-B/key")
 		})
 	}
 }
