@@ -64,9 +64,9 @@ func logBytes(m *memTarget) int64 {
 // decoded once without cleaning.
 func BenchmarkClean(b *testing.B) {
 	for _, bc := range []struct {
-		name  string
-		codec record.Codec
-		mapBytes  int64
+		name     string
+		codec    record.Codec
+		mapBytes int64
 	}{
 		{"none/map=128MiB", record.None, DefaultDedupeBufferSize},
 		{"lz4/map=128MiB", record.LZ4, DefaultDedupeBufferSize},
