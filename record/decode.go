@@ -78,8 +78,9 @@ func (d *Decoder) recordsV2(b *Batch, fn func(*Record) bool) error {
 		if len(data) == 0 {
 			return corruptf(b.File, b.Pos, "batch declares %d records but its bytes hold only %d", h.NumRecords, i)
 		}
-		rest, reason := d.parseRecord(data, h)
-		if reason != "" {
+		rest, ok := d.fastRecord(data, h)
+		if !ok {
+			_, reason := d.parseRecord(data, h)
 			return corruptf(b.File, b.Pos, "record %d of %d: %s", i, h.NumRecords, reason)
 		}
 		data = rest

@@ -3,8 +3,8 @@ package record
 import "fmt"
 
 // parseRecord parses one V2 record at the start of data into d.rec and
-// returns the bytes after it. A non-empty reason reports a malformed record
-// (strings are built only on failure, so the good path does not allocate).
+// returns the bytes after it, or says why the record is malformed. It is
+// the slow, explaining twin of fastRecord, run when fastRecord fails.
 func (d *Decoder) parseRecord(data []byte, h *BatchHeader) ([]byte, string) {
 	length, n := readVarint32(data)
 	if n <= 0 {

@@ -92,3 +92,28 @@ func FuzzLegacy(f *testing.F) {
 		fuzzDecode(data)
 	})
 }
+
+// FuzzRecordParsers: the fast record parser and the explaining one agree on
+// what is malformed and on the parsed record.
+func FuzzRecordParsers(f *testing.F) {
+	recs := sampleRecords()
+	for i := range recs[:4] {
+		area, _ := appendRecords(nil, recs[i:i+1], 0)
+		f.Add(area)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := BatchHeader{BaseOffset: 10, BaseTimestamp: 1000}
+		var d Decoder
+		rest, ok := d.fastRecord(data, &h)
+		fast := cloneRecord(&d.rec)
+		rest2, reason := d.parseRecord(data, &h)
+		if ok != (reason == "") || ok && len(rest) != len(rest2) {
+			t.Fatalf("fast ok=%v rest %d, slow reason %q rest %d", ok, len(rest), reason, len(rest2))
+		}
+		if ok {
+			if msg := sameRecord(cloneRecord(&d.rec), fast); msg != "" {
+				t.Fatal(msg)
+			}
+		}
+	})
+}

@@ -24,11 +24,22 @@ func appendVarint(b []byte, v int64) []byte {
 
 // readVarint32 reads a zigzag varint of at most 5 bytes that fits an int32.
 // n is the number of bytes read; n <= 0 means too short (0) or overlong (<0).
+// The 1- and 2-byte cases are inlined.
 func readVarint32(b []byte) (v int32, n int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		u := uint32(b[0])
-		return int32(u>>1) ^ -int32(u&1), 1
+	if len(b) > 1 {
+		if b[0] < 0x80 {
+			return int32(b[0]>>1) ^ -int32(b[0]&1), 1
+		}
+		if b[1] < 0x80 {
+			u := uint32(b[0]&0x7f) | uint32(b[1])<<7
+			return int32(u>>1) ^ -int32(u&1), 2
+		}
 	}
+	return readVarint32Slow(b)
+}
+
+//go:noinline
+func readVarint32Slow(b []byte) (v int32, n int) {
 	var u uint32
 	for i := 0; i < 5; i++ {
 		if i >= len(b) {
@@ -46,12 +57,16 @@ func readVarint32(b []byte) (v int32, n int) {
 	return 0, -1
 }
 
-// readVarint64 reads a zigzag varint of at most 10 bytes.
+// readVarint64 reads a zigzag varint of at most 10 bytes (1 byte inlined).
 func readVarint64(b []byte) (v int64, n int) {
 	if len(b) > 0 && b[0] < 0x80 {
-		u := uint64(b[0])
-		return int64(u>>1) ^ -int64(u&1), 1
+		return int64(b[0]>>1) ^ -int64(b[0]&1), 1
 	}
+	return readVarint64Slow(b)
+}
+
+//go:noinline
+func readVarint64Slow(b []byte) (v int64, n int) {
 	var u uint64
 	for i := 0; i < 10; i++ {
 		if i >= len(b) {
