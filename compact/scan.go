@@ -88,16 +88,6 @@ func (c *Cleaner) mapSegment(log Target, seg partlog.Segment, first, stop int64,
 	full := false
 	acct := c.newAccount(seg, max(first, seg.Base), st)
 	c.hashes, c.hashOffsets = c.hashes[:0], c.hashOffsets[:0]
-	flush := func() {
-		c.offsets.touch(c.hashes)
-		for i, h := range c.hashes {
-			if !c.offsets.put(h, c.hashOffsets[i]) {
-				full = true
-				break
-			}
-		}
-		c.hashes, c.hashOffsets = c.hashes[:0], c.hashOffsets[:0]
-	}
 	var stopped error
 	err := log.Read(seg, max(first, seg.Base), func(r *record.Record) bool {
 		if r.Offset >= stop {
@@ -108,7 +98,7 @@ func (c *Cleaner) mapSegment(log Target, seg partlog.Segment, first, stop int64,
 			c.hashOffsets = append(c.hashOffsets, r.Offset)
 		}
 		if len(c.hashes) == mapChunk {
-			flush()
+			full = c.putPending()
 			acct.upTo(r.Offset)
 			if c.stopping() {
 				stopped = errStopped
@@ -116,16 +106,32 @@ func (c *Cleaner) mapSegment(log Target, seg partlog.Segment, first, stop int64,
 		}
 		return !full && stopped == nil
 	})
-	if err == nil && stopped == nil && !full {
-		flush()
+	switch {
+	case stopped != nil:
+		return false, stopped
+	case err != nil || full:
+		return full, err
 	}
+	full = c.putPending()
 	if !full {
 		acct.upTo(seg.Next)
 	}
-	if stopped != nil {
-		return false, stopped
+	return full, nil
+}
+
+// putPending puts the hashed keys collected so far, touching their slots
+// first so that their cache misses overlap, and reports whether the map
+// became full (the keys after that one are not put).
+func (c *Cleaner) putPending() (full bool) {
+	c.offsets.touch(c.hashes)
+	for i, h := range c.hashes {
+		if !c.offsets.put(h, c.hashOffsets[i]) {
+			full = true
+			break
+		}
 	}
-	return full, err
+	c.hashes, c.hashOffsets = c.hashes[:0], c.hashOffsets[:0]
+	return full
 }
 
 // account reports the bytes of a segment read through Read (which gives
