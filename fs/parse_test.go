@@ -1,0 +1,33 @@
+package fs
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/partfs/partfs/partlog"
+)
+
+func TestJSONRecordsRejects(t *testing.T) {
+	for _, bad := range []string{"{\"value\":\"ok\"}\nnot json\n", `{"value":1}` + "\n", `{"value":"a","extra":1}` + "\n",
+		"[1,2]\n", `{"value":"a"} {"value":"b"}` + "\n", `{"key":"a","key_b64":"YQ=="}` + "\n", `{"timestamp":-5}` + "\n",
+		`{"value_b64":"%%%"}` + "\n", "\n", "null\n", `{"headers":[["a"]]}` + "\n", `{"headers":[[1,"a"]]}` + "\n"} {
+		recs, _, err := jsonRecords([]byte(bad))
+		if !errors.Is(err, partlog.ErrInvalid) || recs != nil {
+			t.Errorf("%q: recs %v err %v", bad, recs, err)
+		}
+	}
+}
+
+func TestJSONRecordsAccepts(t *testing.T) {
+	recs, rest, err := jsonRecords([]byte(`{"key_b64":"AP8=","value":"v","headers":[["h",{"b64":"AA=="}]]}` + "\n{\"va"))
+	if err != nil || len(recs) != 1 || string(rest) != `{"va` {
+		t.Fatalf("recs %v rest %q err %v", recs, rest, err)
+	}
+	r := recs[0]
+	if string(r.Key) != "\x00\xff" || string(r.Value) != "v" || len(r.Headers) != 1 || string(r.Headers[0].Value) != "\x00" {
+		t.Fatalf("record %+v", r)
+	}
+	if got := string(appendJSON(nil, &r)); got != `{"offset":0,"timestamp":0,"key_b64":"AP8=","value":"v","headers":[["h","\u0000"]]}` {
+		t.Fatalf("render %s", got)
+	}
+}
