@@ -3,10 +3,10 @@ package fs
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"syscall"
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/partfs/partfs/partlog/memlog"
@@ -21,15 +21,15 @@ func TestPlainAppendAndRead(t *testing.T) {
 		t.Fatalf("end offset %d", l.EndOffset())
 	}
 	checks := map[string]string{
-		"wc -l < t/0/log":                     "200000\n",
-		"sed -n 100000p t/0/log":              "100000\n",
-		"head -1 t/0/@offset/123456":          "123457\n",
-		"head -1 t/0/@offset/earliest":        "1\n",
-		"wc -c < t/0/@offset/latest":          "0\n",
-		"tail -1 t/0/log":                     "200000\n",
-		"tail -c 7 t/0/log":                   "200000\n",
-		"cat t/0/@offset/10..13":              "11\n12\n13\n",
-		"stat -c %s t/0/@offset/10..13":       "9\n",
+		"wc -l < t/0/log":                      "200000\n",
+		"sed -n 100000p t/0/log":               "100000\n",
+		"head -1 t/0/@offset/123456":           "123457\n",
+		"head -1 t/0/@offset/earliest":         "1\n",
+		"wc -c < t/0/@offset/latest":           "0\n",
+		"tail -1 t/0/log":                      "200000\n",
+		"tail -c 7 t/0/log":                    "200000\n",
+		"cat t/0/@offset/10..13":               "11\n12\n13\n",
+		"stat -c %s t/0/@offset/10..13":        "9\n",
 		"head -1 t/0/log.jsonl | jq -c .value": "\"1\"\n",
 	}
 	for cmd, want := range checks {
