@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Mounts a partfs data directory in the background (SPEC §1).
+#   ./mount.sh [DATADIR [MOUNTPOINT]]   build if needed, mount (default ./data on ./mnt),
+#                                       return once the mount answers
+#   ./mount.sh -u [MOUNTPOINT]          unmount cleanly (the daemon flushes, writes
+#                                       checkpoints and the clean-shutdown marker)
+# Extra daemon flags can be given in PARTFS_FLAGS (e.g. "--read-only --config retention.ms=-1").
+# The daemon logs to MOUNTPOINT's sibling file .partfs-<name>.log (PARTFS_LOG overrides).
+set -euo pipefail
+cd "$(dirname "$0")"
+bin=./bin/partfs
+
+die() { echo "mount.sh: $*" >&2; exit 1; }
+
+is_mounted() { grep -qs " $(realpath -m "$1") fuse" /proc/mounts; }
+
+# A mount whose daemon died answers every call with ENOTCONN.
+is_dead() {
+	local out
+	out=$(stat "$1" 2>&1) && return 1
+	[[ $out == *"Transport endpoint is not connected"* ]]
+}
+
+clear_dead() {
+	if is_dead "$1"; then
+		echo "mount.sh: $1 is a dead mount (Transport endpoint is not connected); clearing it"
+		umount "$1" 2>/dev/null || umount -l "$1" 2>/dev/null || fusermount3 -uz "$1" 2>/dev/null || fusermount -uz "$1" ||
+			die "could not clear the dead mount on $1"
+	fi
+}
+
+daemon_pid() { pgrep -f "partfs mount .* $(realpath -m "$1")\$" | head -1 || true; }
+
+unmount() {
+	local mnt=${1:-./mnt}
+	clear_dead "$mnt"
+	is_mounted "$mnt" || { echo "mount.sh: $mnt is not mounted"; return 0; }
+	local pid
+	pid=$(daemon_pid "$mnt")
+	if [ -n "$pid" ]; then
+		kill -TERM "$pid"
+	elif ! umount "$mnt" 2>/dev/null; then
+		fusermount3 -u "$mnt" 2>/dev/null || fusermount -u "$mnt" || die "could not unmount $mnt (busy?)"
+	fi
+	for _ in $(seq 1 300); do
+		if ! is_mounted "$mnt" && { [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; }; then
+			echo "mount.sh: unmounted $mnt"
+			return 0
+		fi
+		sleep 0.1
+	done
+	die "$mnt still mounted after 30 s (a process using it? see: fuser -m $mnt)"
+}
+
+build() {
+	if [ -x "$bin" ] && [ -z "$(find cmd fs partlog logstore record index vfs checkpoint config compact keyindex metrics render inspect \
+		-newer "$bin" -name '*.go' 2>/dev/null | head -1)" ]; then
+		return 0
+	fi
+	command -v go >/dev/null 2>&1 || die "Go is needed to build partfs (https://go.dev/dl/)"
+	echo "mount.sh: building $bin"
+	go build -o "$bin" ./cmd/partfs
+}
+
+need_fuse() {
+	[ -e /dev/fuse ] || die "/dev/fuse is missing (load the fuse module: modprobe fuse)"
+	if [ "$(id -u)" != 0 ] && ! command -v fusermount3 >/dev/null 2>&1; then
+		if command -v apt-get >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+			echo "mount.sh: installing fuse3 (fusermount3) for non-root mounts"
+			sudo -n apt-get install -y -qq fuse3 >/dev/null
+		else
+			die "not root and fusermount3 is missing: run as root, or install Debian's fuse3 package (apt-get install fuse3)"
+		fi
+	fi
+}
+
+mount_bg() {
+	local data=${1:-./data} mnt=${2:-./mnt}
+	need_fuse
+	build
+	clear_dead "$mnt"
+	mkdir -p "$data" "$mnt"
+	is_mounted "$mnt" && die "$mnt is already mounted (./mount.sh -u $mnt first)"
+	local log=${PARTFS_LOG:-$(dirname "$mnt")/.partfs-$(basename "$mnt").log}
+	# shellcheck disable=SC2086
+	nohup "$bin" mount ${PARTFS_FLAGS:-} "$(realpath "$data")" "$(realpath "$mnt")" >>"$log" 2>&1 </dev/null &
+	local pid=$!
+	for _ in $(seq 1 300); do
+		if is_mounted "$mnt" && ls "$mnt" >/dev/null 2>&1; then
+			cat <<USAGE
+partfs (pid $pid) serves $data on $mnt; log: $log
+  mkdir $mnt/TOPIC                    create a topic (partition 0)
+  seq 1 10 >> $mnt/TOPIC/0/log        append one record per line
+  cat $mnt/TOPIC/0/log.jsonl          read records as JSON lines
+  tail -f $mnt/TOPIC/0/log            follow new records
+  head $mnt/TOPIC/0/@offset/5         read from offset 5
+  ./mount.sh -u $mnt                  unmount
+USAGE
+			return 0
+		fi
+		if ! kill -0 "$pid" 2>/dev/null; then
+			echo "mount.sh: partfs exited before the mount answered; its log ends:" >&2
+			tail -n 5 "$log" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
+	die "$mnt did not answer within 30 s; see $log"
+}
+
+case "${1:-}" in
+-u) unmount "${2:-./mnt}" ;;
+-h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' ;;
+*) mount_bg "$@" ;;
+esac
