@@ -91,7 +91,8 @@ func BenchmarkClean(b *testing.B) {
 			b.ReportMetric(float64(st.RecordsRemoved), "removed")
 			b.ReportMetric(float64(st.Rounds), "rounds")
 			b.ReportMetric(float64(c.offsets.Len()), "keys")
-			b.ReportMetric(float64(c.offsets.MemoryBytes())/float64(c.offsets.Len()), "map-B/key")
+			b.ReportMetric(float64(c.offsets.UsedBytes())/float64(c.offsets.Len()), "map-used-B/key")
+			b.ReportMetric(float64(st.MapGrowths), "map-growths")
 		})
 	}
 }

@@ -128,7 +128,7 @@ func (c *Cleaner) round(log Target, first, stop int64, cfg LogConfig, st *Stats)
 		return 0, err
 	}
 	if end <= first {
-		return 0, fmt.Errorf("offset map of %d slots took no key at offset %d", c.offsets.Slots(), first)
+		return 0, fmt.Errorf("offset map of %d slots took no key at offset %d", c.offsets.Capacity(), first)
 	}
 	now := c.opt.Now().UnixMilli()
 	c.filter.rule = retainRule{offsets: c.offsets, nowMs: now}

@@ -207,3 +207,29 @@ func TestReplaceConflictAbortsTheCleaning(t *testing.T) {
 		t.Fatalf("err %v, want a plain failure", err)
 	}
 }
+
+func TestMapGrowsWithinARound(t *testing.T) {
+	m := newMemTarget(t)
+	for b := 0; b < 250; b++ {
+		var kvs []string
+		for i := 0; i < 100; i++ {
+			kvs = append(kvs, fmt.Sprintf("k%d", (b*100+i)%20000), fmt.Sprint(b))
+		}
+		m.add(int64(b), record.None, kvs...)
+		if b%50 == 49 {
+			m.roll()
+		}
+	}
+	m.roll()
+	before := m.records()
+	st, err := NewCleaner(Options{DedupeBufferSize: 1 << 20}).Clean(m, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.MapGrowths != 1 || st.Rounds != 1 {
+		t.Fatalf("%d growths, %d rounds; want 1 and 1 (20,000 keys, 16,381 starting slots, 43,669 in all)", st.MapGrowths, st.Rounds)
+	}
+	if got, want := m.records(), expectCleaned(before, m.end); fmt.Sprint(got) != fmt.Sprint(want) || len(got) != 20000 {
+		t.Fatalf("%d records after cleaning, want the 20,000 latest", len(got))
+	}
+}

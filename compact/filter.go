@@ -56,6 +56,7 @@ type Stats struct {
 	BatchesRebuilt int64 // batches rewritten without some records or with a new horizon
 	Segments       int64 // source segments cleaned
 	Rounds         int64 // cleaning rounds (one offset map each)
+	MapGrowths     int64 // times a round's offset map grew and was built again
 }
 
 // filter applies a retainRule to whole batches.

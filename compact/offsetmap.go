@@ -16,22 +16,30 @@ type slot struct {
 	off    int64
 }
 
+// startSlots is the size a map starts at (384 KiB of slots): small key
+// sets stay in the CPU caches.
+const startSlots = 1 << 14
+
 // OffsetMap maps keys (by a 128-bit hash) to the latest offset seen for
-// them, in fixed memory. It is not safe for concurrent use.
+// them, in fixed memory. Its slots are allocated once; only a prefix is in
+// use, starting at startSlots and grown by Grow (which empties the map) up
+// to all of them, so the memory touched follows the number of keys. It is
+// not safe for concurrent use.
 type OffsetMap struct {
-	slots   []slot
-	n       uint64 // len(slots), a prime so that every probe step cycles through all slots
-	limit   int    // fill limit: slots × load factor
-	entries int
-	latest  int64
-	seed1   maphash.Seed
-	seed2   maphash.Seed
-	sink    int64 // keeps touch's loads from being optimized away
+	slots      []slot  // all the map's memory; slots[:n] are in use
+	n          uint64  // slots in use, a prime so that every probe step cycles through them
+	limit      int     // fill limit: n × load factor
+	loadFactor float64 // log.cleaner.io.buffer.load.factor
+	entries    int
+	latest     int64
+	seed1      maphash.Seed
+	seed2      maphash.Seed
+	sink       int64 // keeps touch's loads from being optimized away
 }
 
-// NewOffsetMap allocates a map using memory bytes (rounded down to a prime
-// number of 24-byte slots) that accepts new keys up to loadFactor of its
-// slots.
+// NewOffsetMap allocates a map of memory bytes (rounded down to a prime
+// number of 24-byte slots) that accepts new keys up to loadFactor of the
+// slots in use.
 func NewOffsetMap(memory int64, loadFactor float64) (*OffsetMap, error) {
 	if loadFactor <= 0 || loadFactor > 1 {
 		return nil, fmt.Errorf("offset map: load factor %v not in (0,1]", loadFactor)
@@ -40,40 +48,78 @@ func NewOffsetMap(memory int64, loadFactor float64) (*OffsetMap, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("offset map: %d bytes is less than two %d-byte slots", memory, SlotBytes)
 	}
-	m := &OffsetMap{slots: make([]slot, n), n: n, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed()}
-	m.limit = int(float64(n) * loadFactor)
-	if m.limit < 1 {
-		m.limit = 1
-	}
+	m := &OffsetMap{slots: make([]slot, n), loadFactor: loadFactor, seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed()}
+	m.use(m.startSize())
 	m.latest = -1
 	return m, nil
 }
 
-// Slots returns the number of slots; Limit the number of keys it accepts.
+func (m *OffsetMap) startSize() uint64 {
+	if c := uint64(len(m.slots)); c <= startSlots {
+		return c
+	}
+	return largestPrimeAtMost(startSlots)
+}
+
+// use makes n slots the map's size.
+func (m *OffsetMap) use(n uint64) {
+	m.n = n
+	m.limit = max(1, int(float64(n)*m.loadFactor))
+}
+
+// Slots returns the number of slots in use.
 func (m *OffsetMap) Slots() int { return int(m.n) }
 
-// Limit is the number of distinct keys the map accepts before it is full.
+// Capacity returns the number of slots the map's memory holds.
+func (m *OffsetMap) Capacity() int { return len(m.slots) }
+
+// Limit is the number of distinct keys the map accepts at its current
+// size before it is full.
 func (m *OffsetMap) Limit() int { return m.limit }
 
 // Len returns the number of distinct keys in the map.
 func (m *OffsetMap) Len() int { return m.entries }
 
-// Full reports whether no new key can be added.
+// Full reports whether no new key can be added at the current size.
 func (m *OffsetMap) Full() bool { return m.entries >= m.limit }
 
 // LatestOffset is the offset of the last Put, -1 after Clear.
 func (m *OffsetMap) LatestOffset() int64 { return m.latest }
 
 // MemoryBytes is the fixed memory the slots take.
-func (m *OffsetMap) MemoryBytes() int64 { return int64(m.n) * SlotBytes }
+func (m *OffsetMap) MemoryBytes() int64 { return int64(len(m.slots)) * SlotBytes }
 
-// Clear empties the map, keeping its memory.
+// UsedBytes is the memory of the slots in use.
+func (m *OffsetMap) UsedBytes() int64 { return int64(m.n) * SlotBytes }
+
+// Clear empties the map and returns it to its starting size, keeping its
+// memory.
 func (m *OffsetMap) Clear() {
 	if m.entries > 0 {
-		clear(m.slots)
+		clear(m.slots[:m.n])
 	}
+	m.use(m.startSize())
 	m.entries = 0
 	m.latest = -1
+}
+
+// Grow empties the map and makes it four times larger (all of its memory
+// once that is within another factor of four). It returns false, changing
+// nothing, when the map already uses all of its memory.
+func (m *OffsetMap) Grow() bool {
+	c := uint64(len(m.slots))
+	if m.n == c {
+		return false
+	}
+	clear(m.slots[:m.n])
+	next := 4 * m.n
+	if 4*next > c {
+		next = c
+	}
+	m.use(largestPrimeAtMost(next))
+	m.entries = 0
+	m.latest = -1
+	return true
 }
 
 // Put records offset as the latest for key. It returns false, changing

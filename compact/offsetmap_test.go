@@ -78,6 +78,37 @@ func TestOffsetMapFull(t *testing.T) {
 	}
 }
 
+func TestOffsetMapGrows(t *testing.T) {
+	m, err := NewOffsetMap(24*1_000_003, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Slots() != 16381 || m.Capacity() != 1_000_003 || m.UsedBytes() != 24*16381 {
+		t.Fatalf("starts with %d of %d slots", m.Slots(), m.Capacity())
+	}
+	for want := []int{65521, 1_000_003}; ; want = want[1:] {
+		for i := 0; !m.Full(); i++ {
+			m.Put(fmt.Appendf(nil, "k%d", i), int64(i))
+		}
+		if !m.Grow() {
+			break
+		}
+		if m.Len() != 0 || m.LatestOffset() != -1 || m.Get([]byte("k1")) != -1 {
+			t.Fatal("Grow kept entries")
+		}
+		if m.Slots() != want[0] {
+			t.Fatalf("grew to %d slots, want %d", m.Slots(), want[0])
+		}
+	}
+	if m.Len() != 900002 || m.Get([]byte("k900001")) != 900001 {
+		t.Fatalf("full map holds %d keys", m.Len())
+	}
+	m.Clear()
+	if m.Slots() != 16381 || m.Get([]byte("k5")) != -1 {
+		t.Fatal("Clear did not return to the starting size")
+	}
+}
+
 func TestOffsetMapBadSizes(t *testing.T) {
 	if _, err := NewOffsetMap(30, 0.9); err == nil {
 		t.Fatal("one slot accepted")

@@ -47,6 +47,7 @@ func (s *Summary) add(st Stats) {
 	s.BatchesRebuilt += st.BatchesRebuilt
 	s.Segments += st.Segments
 	s.Rounds += st.Rounds
+	s.MapGrowths += st.MapGrowths
 }
 
 // String is the one-line summary `partfs compact` prints.

@@ -60,11 +60,31 @@ func (c *Cleaner) stopping() bool {
 const mapChunk = 128
 
 // buildMap puts the keys of [first, stop) into the offset map, segment by
-// segment, until the map is full. It reads records as a consumer does, so
+// segment, until the map is full. A map that fills while it can still
+// grow is grown and built again from first (at most a third more map work,
+// when every key is distinct). It reads records as a consumer does, so
 // records of aborted transactions never become a key's latest. It returns
 // the end of what the map covers: stop, or the offset after the last key
 // put.
 func (c *Cleaner) buildMap(log Target, segs []partlog.Segment, first, stop int64, st *Stats) (int64, error) {
+	for {
+		full, err := c.mapRange(log, segs, first, stop, st)
+		if err != nil {
+			return 0, err
+		}
+		if !full {
+			return stop, nil
+		}
+		if !c.offsets.Grow() {
+			return c.offsets.LatestOffset() + 1, nil
+		}
+		st.MapGrowths++
+	}
+}
+
+// mapRange puts the keys of [first, stop) into the map and reports whether
+// it became full before the end.
+func (c *Cleaner) mapRange(log Target, segs []partlog.Segment, first, stop int64, st *Stats) (bool, error) {
 	m := c.offsets
 	for _, seg := range segs[:len(segs)-1] {
 		if seg.Next <= first || seg.Base >= stop {
@@ -72,14 +92,14 @@ func (c *Cleaner) buildMap(log Target, segs []partlog.Segment, first, stop int64
 		}
 		full, err := c.mapSegment(log, seg, first, stop, st)
 		if err != nil {
-			return 0, fmt.Errorf("map %s: %w", segmentName(log, seg), err)
+			return false, fmt.Errorf("map %s: %w", segmentName(log, seg), err)
 		}
 		if full {
-			return m.LatestOffset() + 1, nil
+			return true, nil
 		}
 		m.latest = max(m.latest, min(seg.Next, stop)-1) // the whole segment is covered
 	}
-	return stop, nil
+	return false, nil
 }
 
 // mapSegment puts the keys of seg's records in [first, stop) into the map
