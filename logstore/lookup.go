@@ -1,6 +1,8 @@
 package logstore
 
 import (
+	"errors"
+
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -69,18 +71,16 @@ func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, 
 func (l *Log) scanForTime(s *segment, seg partlog.Segment, pos, target, ts, start int64) (int64, bool, error) {
 	dec := decoders.Get().(*record.Decoder)
 	defer decoders.Put(dec)
-	sc := record.NewScanner(s.log, pos, seg.Size, s.path)
 	first := true
-	for sc.Next() {
-		b := sc.Batch()
+	found, res := false, int64(0)
+	err := scanFrom(s, pos, seg.Size, func(b *record.Batch) (bool, error) {
 		if first && pos > 0 && b.Header.Magic >= 2 && b.Header.BaseOffset > target {
-			return 0, false, errIndexMismatch
+			return true, errIndexMismatch
 		}
 		first = false
 		if b.Header.MaxTimestamp < ts || b.Header.BaseOffset >= seg.Next && b.Header.Magic >= 2 {
-			continue
+			return false, nil
 		}
-		found, res := false, int64(0)
 		err := dec.Records(b, func(r *record.Record) bool {
 			if r.Timestamp >= ts && r.Offset >= start && r.Offset < seg.Next {
 				found, res = true, r.Offset
@@ -89,17 +89,17 @@ func (l *Log) scanForTime(s *segment, seg partlog.Segment, pos, target, ts, star
 			return true
 		})
 		if err != nil {
-			return 0, false, corruptErr(s, b.Pos, err)
+			return true, corruptErr(s, b.Pos, err)
 		}
-		return res, found, nil
+		return true, nil
+	})
+	switch {
+	case err == nil || err == errIndexMismatch || errors.Is(err, partlog.ErrCorrupt):
+		return res, found, err
+	case first && pos > 0:
+		return 0, false, errIndexMismatch
 	}
-	if err := sc.Err(); err != nil {
-		if first && pos > 0 {
-			return 0, false, errIndexMismatch
-		}
-		return 0, false, corruptErr(s, pos, err)
-	}
-	return 0, false, nil
+	return 0, false, corruptErr(s, pos, err)
 }
 
 // offsetOfMaxTimestamp implements MAX_TIMESTAMP (-3): the segment with the
@@ -131,13 +131,11 @@ func (l *Log) findMaxInSegment(seg partlog.Segment) (int64, bool, error) {
 	defer l.releaseAll([]*segment{s})
 	dec := decoders.Get().(*record.Decoder)
 	defer decoders.Put(dec)
-	sc := record.NewScanner(s.log, 0, seg.Size, s.path)
-	for sc.Next() {
-		b := sc.Batch()
+	found, res := false, int64(0)
+	err = scanFrom(s, 0, seg.Size, func(b *record.Batch) (bool, error) {
 		if b.Header.MaxTimestamp != seg.MaxTimestamp {
-			continue
+			return false, nil
 		}
-		found, res := false, int64(0)
 		err := dec.Records(b, func(r *record.Record) bool {
 			if r.Timestamp == seg.MaxTimestamp {
 				found, res = true, r.Offset
@@ -146,12 +144,12 @@ func (l *Log) findMaxInSegment(seg partlog.Segment) (int64, bool, error) {
 			return true
 		})
 		if err != nil {
-			return 0, false, corruptErr(s, b.Pos, err)
+			return true, corruptErr(s, b.Pos, err)
 		}
-		return res, found, nil
+		return true, nil
+	})
+	if err != nil && !errors.Is(err, partlog.ErrCorrupt) {
+		err = corruptErr(s, 0, err)
 	}
-	if err := sc.Err(); err != nil {
-		return 0, false, corruptErr(s, 0, err)
-	}
-	return 0, false, nil
+	return res, found, err
 }

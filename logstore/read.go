@@ -55,21 +55,20 @@ func (s *segment) positionFor(offset, size int64) int64 {
 func (l *Log) readFrom(s *segment, seg partlog.Segment, pos, from int64, aborted []abortedTxn, fn func(*record.Record) bool) error {
 	dec := decoders.Get().(*record.Decoder)
 	defer decoders.Put(dec)
-	sc := record.NewScanner(s.log, pos, seg.Size, s.path)
-	first, stop := true, false
-	for !stop && sc.Next() {
-		b := sc.Batch()
+	first := true
+	err := scanFrom(s, pos, seg.Size, func(b *record.Batch) (bool, error) {
 		h := &b.Header
 		if first && pos > 0 && h.BaseOffset > from && h.Magic >= 2 {
-			return errIndexMismatch
+			return true, errIndexMismatch
 		}
 		first = false
 		if h.LastOffset() < from || h.IsControl() {
-			continue
+			return false, nil
 		}
 		if h.BaseOffset >= seg.Next && h.Magic >= 2 {
-			break
+			return true, nil
 		}
+		stop := false
 		txn := abortedFor(aborted, h)
 		err := dec.Records(b, func(r *record.Record) bool {
 			switch {
@@ -88,16 +87,17 @@ func (l *Log) readFrom(s *segment, seg partlog.Segment, pos, from int64, aborted
 			return true
 		})
 		if err != nil {
-			return corruptErr(s, b.Pos, err)
+			return true, corruptErr(s, b.Pos, err)
 		}
+		return stop, nil
+	})
+	if err != nil && err != errIndexMismatch && first && pos > 0 {
+		return errIndexMismatch
 	}
-	if err := sc.Err(); err != nil {
-		if first && pos > 0 {
-			return errIndexMismatch
-		}
+	if err != nil && err != errIndexMismatch && !errors.Is(err, partlog.ErrCorrupt) {
 		return corruptErr(s, pos, err)
 	}
-	return nil
+	return err
 }
 
 // corruptErr wraps a decode failure so that it matches partlog.ErrCorrupt and
