@@ -1,0 +1,169 @@
+// Package e2e holds the end-to-end tests of the filesystem over the on-disk
+// backend (logstore): real mounts driven by real shell tools.
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/sirupsen/logrus"
+	"go.uber.org/goleak"
+
+	pfs "github.com/partfs/partfs/fs"
+	"github.com/partfs/partfs/logstore"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func needFUSE(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil && os.Getenv("CI") == "" {
+		t.Skip("no /dev/fuse")
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// env is a logstore data directory mounted on a temporary directory.
+type env struct {
+	t        *testing.T
+	data     string
+	dir      string
+	st       *logstore.Store
+	fsys     *pfs.FS
+	srv      *fuse.Server
+	logs     *syncBuffer
+	unmounts sync.Once
+}
+
+type mountOpt struct {
+	readOnly bool
+	defaults map[string]string
+}
+
+func newEnv(t *testing.T, o mountOpt) *env {
+	return mountAt(t, t.TempDir(), o)
+}
+
+func mountAt(t *testing.T, data string, o mountOpt) *env {
+	t.Helper()
+	needFUSE(t)
+	e := &env{t: t, data: data, dir: t.TempDir(), logs: &syncBuffer{}}
+	l := logrus.New()
+	l.SetOutput(e.logs)
+	l.SetLevel(logrus.DebugLevel)
+	lg := logrus.NewEntry(l)
+	st, err := logstore.Open(data, logstore.Options{Logger: lg, ReadOnly: o.readOnly, Defaults: o.defaults, NoBackground: true})
+	if err != nil {
+		t.Fatalf("open %s: %v", data, err)
+	}
+	e.st = st
+	e.fsys = pfs.New(pfs.Options{Store: st, Logger: lg})
+	if e.srv, err = e.fsys.Mount(e.dir, pfs.MountOptions{FsName: "partfs-e2e"}); err != nil {
+		_ = st.Close()
+		t.Fatalf("mount: %v", err)
+	}
+	t.Cleanup(e.unmount)
+	return e
+}
+
+// unmount unmounts and closes the store (once).
+func (e *env) unmount() {
+	e.unmounts.Do(func() {
+		if err := e.srv.Unmount(); err != nil {
+			e.t.Errorf("unmount: %v", err)
+			_ = syscall.Unmount(e.dir, syscall.MNT_DETACH)
+		}
+		e.srv.Wait()
+		if err := e.fsys.Close(); err != nil {
+			e.t.Errorf("close fs: %v", err)
+		}
+		if err := e.st.Close(); err != nil {
+			e.t.Errorf("close store: %v", err)
+		}
+	})
+}
+
+func (e *env) sh(script string) string {
+	e.t.Helper()
+	out, err := e.try(script)
+	if err != nil {
+		e.t.Fatalf("%s: %v", script, err)
+	}
+	return out
+}
+
+// try runs bash in the mount. (No cmd.Dir: a chdir into our own mount
+// between fork and exec would wait on this suspended process.)
+func (e *env) try(script string) (string, error) {
+	cmd := exec.Command("bash", "-c", "set -o pipefail; cd '"+e.dir+"' && "+script)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return stdout.String(), &shError{err: err, stderr: stderr.String()}
+		}
+		return stdout.String(), nil
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		return stdout.String(), &shError{err: os.ErrDeadlineExceeded, stderr: stderr.String()}
+	}
+}
+
+type shError struct {
+	err    error
+	stderr string
+}
+
+func (e *shError) Error() string { return e.err.Error() + ": " + strings.TrimSpace(e.stderr) }
+
+func (e *env) path(rel string) string { return e.dir + "/" + rel }
+
+// appendOnce writes data with one write(2) on a fresh O_APPEND open.
+func (e *env) appendOnce(rel, data string) error {
+	f, err := os.OpenFile(e.path(rel), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte(data))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func haveTool(name string) bool {
+	_, err := exec.LookPath(name)
+	return err == nil
+}
