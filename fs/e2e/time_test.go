@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTimeWindowsAgreeWithLinearScan sets timestamps through log.jsonl
+// (out of order, over several segments) and checks every form of @time/T.
+func TestTimeWindowsAgreeWithLinearScan(t *testing.T) {
+	e := newEnv(t, mountOpt{})
+	e.sh("mkdir t && echo segment.bytes=2048 >> t/config")
+	now := time.Now()
+	base := now.Add(-2 * time.Hour).UnixMilli()
+	rng := rand.New(rand.NewSource(7))
+	const n = 400
+	ts := make([]int64, n)
+	for i := range ts {
+		ts[i] = base + int64(rng.Intn(7000))*1000 // within ~2 h, out of order
+	}
+	for i := 0; i < n; i += 20 {
+		var b strings.Builder
+		for j := i; j < i+20; j++ {
+			fmt.Fprintf(&b, `{"value":"r%d","timestamp":%d}`+"\n", j, ts[j])
+		}
+		if err := e.appendOnce("t/0/log.jsonl", b.String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if segs := e.sh("ls t/0/@offset | wc -l"); segs == "1\n" {
+		t.Fatalf("want several segments, have %s", segs)
+	}
+	firstAtOrAfter := func(T int64) int {
+		for i, v := range ts {
+			if v >= T {
+				return i
+			}
+		}
+		return n
+	}
+	maxAt := 0
+	for i, v := range ts {
+		if v > ts[maxAt] {
+			maxAt = i
+		}
+	}
+	mid := ts[n/2]
+	cases := map[string]int{
+		"earliest":                    0,
+		"latest":                      n,
+		"max":                         maxAt,
+		fmt.Sprint(mid):               firstAtOrAfter(mid),
+		fmt.Sprint(mid + 1):           firstAtOrAfter(mid + 1),
+		fmt.Sprint(base + 10_000_000): n,
+		time.UnixMilli(mid).UTC().Format(time.RFC3339Nano):                                firstAtOrAfter(mid),
+		time.UnixMilli(mid + 500).In(time.FixedZone("", 5*3600)).Format(time.RFC3339Nano): firstAtOrAfter(mid + 500),
+		time.UnixMilli(mid - mid%1000).UTC().Format(time.RFC3339):                         firstAtOrAfter(mid - mid%1000),
+		"-90m":  -1, // relative: checked against the clock below
+		"-1h5m": -1,
+		"-1d":   0,
+	}
+	for spec, want := range cases {
+		if want < 0 {
+			d, _ := time.ParseDuration(strings.TrimPrefix(spec, "-"))
+			lo, hi := firstAtOrAfter(time.Now().Add(-d).UnixMilli()), firstAtOrAfter(now.Add(-d).UnixMilli()-5000)
+			got := firstOffset(t, e, "t/0/@time/"+spec, n)
+			if got < hi || got > lo {
+				t.Errorf("@time/%s starts at %d, want within [%d, %d]", spec, got, hi, lo)
+			}
+			continue
+		}
+		if got := firstOffset(t, e, "t/0/@time/"+spec, n); got != want {
+			t.Errorf("@time/%s starts at offset %d, want %d", spec, got, want)
+		}
+	}
+	// A range T1..T2 holds offsets [o(T1), o(T2)); its size is exact.
+	t1, t2 := ts[100], ts[300]
+	o1, o2 := firstAtOrAfter(t1), max(firstAtOrAfter(t2), firstAtOrAfter(t1))
+	var want strings.Builder
+	for i := o1; i < o2; i++ {
+		fmt.Fprintf(&want, "r%d\n", i)
+	}
+	rng2 := fmt.Sprintf("t/0/@time/%d..%d", t1, t2)
+	if got := e.sh("cat " + rng2); got != want.String() {
+		t.Errorf("%s = %q, want %q", rng2, got, want.String())
+	}
+	if got := e.sh("stat -c %s " + rng2); got != fmt.Sprintf("%d\n", want.Len()) {
+		t.Errorf("size of %s = %s, want %d", rng2, got, want.Len())
+	}
+}
+
+// firstOffset returns the offset of the first record of a view, or n if empty.
+func firstOffset(t *testing.T, e *env, path string, n int) int {
+	t.Helper()
+	out := e.sh("head -1 '" + path + ".jsonl' | jq .offset")
+	if out == "" {
+		return n
+	}
+	var off int
+	fmt.Sscan(out, &off)
+	return off
+}
