@@ -1,0 +1,80 @@
+package systest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// partfsBin is the binary built by TestMain.
+var partfsBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "partfs-systest-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "systest:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	partfsBin = filepath.Join(dir, "partfs")
+	cmd := exec.Command("go", "build", "-o", partfsBin, "github.com/partfs/partfs/cmd/partfs")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "systest: building partfs:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// long reports PARTFS_SYSTEST_LONG.
+func long() bool { return os.Getenv("PARTFS_SYSTEST_LONG") != "" }
+
+// envInt reads a positive integer from the environment, or def.
+func envInt(t testing.TB, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive integer", name, s)
+	}
+	return n
+}
+
+// needFUSE skips only when /dev/fuse is missing and CI is unset.
+func needFUSE(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil && os.Getenv("CI") == "" {
+		t.Skip("no /dev/fuse")
+	}
+}
+
+// needRoot skips when not root (mounting a tmpfs), unless CI is set.
+func needRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 && os.Getenv("CI") == "" {
+		t.Skip("needs root to mount a size-limited tmpfs")
+	}
+}
+
+// runPartfs runs the binary and returns its combined output and exit code.
+func runPartfs(t testing.TB, args ...string) (string, int) {
+	t.Helper()
+	out, err := exec.Command(partfsBin, args...).CombinedOutput()
+	if err == nil {
+		return string(out), 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(out), ee.ExitCode()
+	}
+	t.Fatalf("partfs %v: %v", args, err)
+	return "", -1
+}
