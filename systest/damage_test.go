@@ -125,7 +125,7 @@ func damageCases(dir string) []damageCase {
 			cut(seg33, 50)(t, d)
 		}, checkCode: 1, checkSays: []string{rp, "999", seg33}, wantEnd: 39},
 		{name: "missing segment in the middle", clean: true,
-			damage: remove(seg11, tSeg(dir, 11, ".index"), tSeg(dir, 11, ".timeindex")),
+			damage:    remove(seg11, tSeg(dir, 11, ".index"), tSeg(dir, 11, ".timeindex")),
 			checkCode: -1, checkSays: []string{seg22, "11"}, wantEnd: tEnd, holes: [][2]int64{{11, 22}}, checkAfter: -1},
 		{name: "missing segment in the middle, unclean", damage: remove(seg22, tSeg(dir, 22, ".index"), tSeg(dir, 22, ".timeindex")),
 			checkCode: -1, checkSays: []string{seg33, "22"}, wantEnd: tEnd, holes: [][2]int64{{22, 33}}, checkAfter: -1},
