@@ -43,8 +43,18 @@ func (d *Decoder) Records(b *Batch, fn func(*Record) bool) error {
 // Decompressed returns b's records area (V2) or wrapper value (V0/V1)
 // decompressed, in the Decoder's buffer (valid until its next use).
 func (d *Decoder) Decompressed(b *Batch) ([]byte, error) {
-	data, _, err := d.v2Data(b)
-	return data, err
+	if b.Header.Magic >= 2 {
+		data, _, err := d.v2Data(b)
+		return data, err
+	}
+	m, _, reason := parseLegacy(b.Raw, false)
+	if reason != "" {
+		return nil, corruptf(b.File, b.Pos, "%s", reason)
+	}
+	if m.codec == None {
+		return m.value, nil
+	}
+	return d.wrapperData(b, &m)
 }
 
 // v2Data returns the uncompressed records area of a V2 batch.
