@@ -90,6 +90,12 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 			MaxReadAhead:      1 << 20,
 		},
 	}
+	if f.ro {
+		// The kernel then answers every change (even rm of a missing
+		// name) with EROFS before asking us.
+		opts.MountOptions.DirectMountFlags = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_RDONLY
+		opts.MountOptions.Options = append(opts.MountOptions.Options, "ro")
+	}
 	return gofs.Mount(dir, f.Root(), opts)
 }
 

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -27,6 +28,11 @@ type viewHandle struct {
 	cur     cursor // REQUIRES: mu held
 	buf     []byte // REQUIRES: mu held; render scratch
 	partial []byte // REQUIRES: mu held; written bytes not yet ended by \n
+	// failed is the error of a line that failed before its end arrived
+	// (the kernel splits writes larger than max_write, and the writer
+	// retries the rest): every write until that line's newline fails
+	// with it too, so no tail of a refused line is appended alone.
+	failed error // REQUIRES: mu held
 }
 
 var (
@@ -106,15 +112,29 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 	defer guard(lg, "write", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.failed != nil {
+		err := h.failed
+		if bytes.IndexByte(data, '\n') >= 0 {
+			h.failed = nil
+		}
+		lg.WithError(err).Debug("rest of a refused line refused too")
+		return 0, toErrno(err)
+	}
 	buf := data
 	if len(h.partial) > 0 {
 		buf = append(append([]byte(nil), h.partial...), data...)
 	}
 	recs, rest, err := h.parse(buf)
-	if err != nil {
-		return 0, fail(lg, "write", err)
+	if err == nil {
+		err = h.n.p.append(recs)
 	}
-	if err := h.n.p.append(recs); err != nil {
+	if err != nil {
+		// The held partial line belonged to the failed lines: drop it
+		// so close does not fail again on it.
+		h.partial = nil
+		if len(buf) > len(data) {
+			h.failed = err
+		}
 		return 0, fail(lg, "write", err)
 	}
 	h.partial = append(h.partial[:0], rest...)
@@ -147,6 +167,7 @@ func (h *viewHandle) Flush(ctx context.Context) (errno syscall.Errno) {
 	defer guard(h.n.lg, "flush", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.failed = nil
 	if err := h.flushPartial(); err != nil {
 		return fail(h.n.lg, "flush", err)
 	}
