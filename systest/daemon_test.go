@@ -1,0 +1,206 @@
+package systest
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fuseSuperMagic is statfs's f_type of a FUSE mount.
+const fuseSuperMagic = 0x65735546
+
+// daemon is one `partfs mount` subprocess.
+type daemon struct {
+	t         testing.TB
+	data, mnt string
+	args      []string
+	cmd       *exec.Cmd
+	log       *syncBuffer
+	done      chan struct{}
+	exitErr   error
+}
+
+// startDaemon runs `partfs mount [extra] data mnt` and returns once the
+// mount answers.
+func startDaemon(t testing.TB, data, mnt string, extra ...string) *daemon {
+	t.Helper()
+	needFUSE(t)
+	d := &daemon{t: t, data: data, mnt: mnt, args: extra}
+	d.start()
+	t.Cleanup(func() {
+		if d.running() {
+			d.kill9()
+		}
+	})
+	return d
+}
+
+func (d *daemon) start() {
+	d.t.Helper()
+	if err := os.MkdirAll(d.mnt, 0o755); err != nil {
+		d.t.Fatal(err)
+	}
+	args := append(append([]string{"mount", "--log-level", "info"}, d.args...), d.data, d.mnt)
+	d.cmd = exec.Command(partfsBin, args...)
+	d.log = &syncBuffer{}
+	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
+	d.done = make(chan struct{})
+	if err := d.cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	go func() { d.exitErr = d.cmd.Wait(); close(d.done) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !isFUSEMount(d.mnt) {
+		select {
+		case <-d.done:
+			d.t.Fatalf("partfs mount exited (%v) before the mount answered:\n%s", d.exitErr, d.log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			d.kill9()
+			d.t.Fatalf("mount did not answer in 30 s:\n%s", d.log)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func isFUSEMount(dir string) bool {
+	var st syscall.Statfs_t
+	return syscall.Statfs(dir, &st) == nil && st.Type == fuseSuperMagic
+}
+
+func (d *daemon) running() bool {
+	select {
+	case <-d.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (d *daemon) pid() int { return d.cmd.Process.Pid }
+
+// kill9 SIGKILLs the daemon and clears the dead mount.
+func (d *daemon) kill9() {
+	_ = d.cmd.Process.Signal(syscall.SIGKILL)
+	<-d.done
+	detach(d.t, d.mnt)
+}
+
+// detach lazily unmounts a (dead) mount point.
+func detach(t testing.TB, mnt string) {
+	for i := 0; isFUSEMount(mnt) || i == 0; i++ {
+		err := syscall.Unmount(mnt, syscall.MNT_DETACH)
+		if err != nil && err != syscall.EINVAL && err != syscall.ENOENT {
+			t.Logf("umount -l %s: %v", mnt, err)
+		}
+		if i > 100 {
+			t.Fatalf("%s is still mounted", mnt)
+		}
+		if i > 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// stop unmounts cleanly (SIGTERM) and requires exit status 0.
+func (d *daemon) stop() {
+	d.t.Helper()
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.done:
+	case <-time.After(60 * time.Second):
+		d.kill9()
+		d.t.Fatalf("partfs mount did not exit 60 s after SIGTERM:\n%s", d.log)
+	}
+	if d.exitErr != nil {
+		d.t.Errorf("partfs mount exited with %v:\n%s", d.exitErr, tail(d.log.String(), 3000))
+	}
+	detach(d.t, d.mnt)
+}
+
+// restart starts the daemon again with the same arguments.
+func (d *daemon) restart() {
+	d.t.Helper()
+	d.start()
+}
+
+// path is a path inside the mount.
+func (d *daemon) path(parts ...string) string {
+	return filepath.Join(append([]string{d.mnt}, parts...)...)
+}
+
+// procStats are the resource figures of the daemon process.
+type procStats struct {
+	fds, threads int
+	rssKB        int64
+}
+
+func (d *daemon) stats() procStats {
+	d.t.Helper()
+	var s procStats
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", d.pid()))
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	s.fds = len(ents)
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", d.pid()))
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		fields := strings.Fields(v)
+		if len(fields) == 0 {
+			continue
+		}
+		n, _ := strconv.ParseInt(fields[0], 10, 64)
+		switch k {
+		case "VmRSS":
+			s.rssKB = n
+		case "Threads":
+			s.threads = int(n)
+		}
+	}
+	return s
+}
+
+// panicked reports a Go panic or fatal error in the daemon's output.
+func (d *daemon) panicked() bool {
+	s := d.log.String()
+	return strings.Contains(s, "panic:") || strings.Contains(s, "fatal error:")
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+// mkTopic creates topic with n partitions and writes cfg lines to its config.
+func mkTopic(t testing.TB, d *daemon, topic string, n int, cfg ...string) {
+	t.Helper()
+	if err := os.Mkdir(d.path(topic), 0o755); err != nil {
+		t.Fatalf("mkdir %s: %v", topic, err)
+	}
+	for p := 1; p < n; p++ {
+		if err := os.Mkdir(d.path(topic, strconv.Itoa(p)), 0o755); err != nil {
+			t.Fatalf("mkdir %s/%d: %v", topic, p, err)
+		}
+	}
+	if len(cfg) > 0 {
+		if err := os.WriteFile(d.path(topic, "config"), []byte(strings.Join(cfg, "\n")+"\n"), 0o644); err != nil {
+			t.Fatalf("config of %s: %v", topic, err)
+		}
+	}
+}
