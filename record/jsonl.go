@@ -72,11 +72,13 @@ func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		for i < len(s) && jsonSafe[s[i]] {
 			i++
-			continue
 		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
 		if c < utf8.RuneSelf {
 			dst = appendEscape(append(dst, s[start:i]...), c)
 			i++
@@ -105,6 +107,14 @@ func appendJSONBytes(dst, b []byte) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// jsonSafe marks the bytes copied as they are: printable ASCII except '"' and '\\'.
+var jsonSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func appendEscape(dst []byte, c byte) []byte {
 	switch c {
