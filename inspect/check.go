@@ -18,6 +18,8 @@ import (
 // checker accumulates what Check finds.
 type checker struct {
 	w        io.Writer
+	rpPath   string
+	rp       map[checkpoint.TopicPartition]int64 // recovery points, when readable
 	damaged  bool
 	segments int
 	indexes  int
@@ -49,9 +51,11 @@ func Check(w io.Writer, dataDir string) (damaged bool, err error) {
 	c.checkRootFiles(dataDir)
 	for _, e := range entries {
 		if e.IsDir() && isPartitionDir(e.Name()) {
-			if err := c.checkPartition(filepath.Join(dataDir, e.Name())); err != nil {
+			end, err := c.checkPartition(filepath.Join(dataDir, e.Name()))
+			if err != nil {
 				return c.damaged, err
 			}
+			c.checkRecoveryPoint(e.Name(), end)
 		}
 	}
 	state := "OK"
@@ -64,12 +68,25 @@ func Check(w io.Writer, dataDir string) (damaged bool, err error) {
 
 // isPartitionDir matches "<topic>-<n>".
 func isPartitionDir(name string) bool {
+	_, _, ok := splitPartitionDir(name)
+	return ok
+}
+
+func splitPartitionDir(name string) (string, int, bool) {
 	i := strings.LastIndexByte(name, '-')
 	if i <= 0 {
-		return false
+		return "", 0, false
 	}
 	n, err := strconv.Atoi(name[i+1:])
-	return err == nil && n >= 0
+	return name[:i], n, err == nil && n >= 0
+}
+
+// checkRecoveryPoint reports a recovery point past the partition's end.
+func (c *checker) checkRecoveryPoint(dirName string, end int64) {
+	topic, n, _ := splitPartitionDir(dirName)
+	if rp, ok := c.rp[checkpoint.TopicPartition{Topic: topic, Partition: n}]; ok && rp > end {
+		c.damage("%s: %s %d: recovery point %d is past the log end offset %d", c.rpPath, topic, n, rp, end)
+	}
 }
 
 func (c *checker) checkRootFiles(dir string) {
@@ -79,17 +96,22 @@ func (c *checker) checkRootFiles(dir string) {
 		if _, err := os.Stat(path); err != nil {
 			continue
 		}
-		if _, err := checkpoint.ReadOffsets(vfs.Default, path); err != nil {
+		m, err := checkpoint.ReadOffsets(vfs.Default, path)
+		if err != nil {
 			c.damage("%s: %v", path, err)
+		}
+		if name == "recovery-point-offset-checkpoint" && err == nil {
+			c.rpPath, c.rp = path, m
 		}
 	}
 }
 
-// checkPartition checks the segments of one partition directory in order.
-func (c *checker) checkPartition(dir string) error {
+// checkPartition checks the segments of one partition directory in order
+// and returns its log end offset.
+func (c *checker) checkPartition(dir string) (int64, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("check %s: %w", dir, err)
+		return 0, fmt.Errorf("check %s: %w", dir, err)
 	}
 	var logs []string
 	for _, e := range entries {
@@ -106,11 +128,11 @@ func (c *checker) checkPartition(dir string) error {
 	for _, name := range logs {
 		next, err := c.checkSegment(filepath.Join(dir, name), prevNext)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		prevNext = next
 	}
-	return nil
+	return max(prevNext, 0), nil
 }
 
 // checkSegment checks one .log and its indexes; it returns the offset after
@@ -124,6 +146,10 @@ func (c *checker) checkSegment(path string, prevNext int64) (int64, error) {
 	}
 	if prevNext > base {
 		c.damage("%s: base offset %d overlaps the previous segment, which ends at offset %d", path, base, prevNext-1)
+	}
+	if prevNext >= 0 && prevNext < base {
+		c.note("%s: offsets %d..%d are in no segment (the previous segment ends at offset %d; compaction or a missing segment)",
+			path, prevNext, base-1, prevNext-1)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -177,7 +203,8 @@ func (c *checker) checkIndexes(logPath string, base int64) {
 		path := stem + suf
 		fi, err := os.Stat(path)
 		if err != nil {
-			continue // a missing index is rebuilt at open; not damage
+			c.note("%s: missing; the next open rebuilds it", path)
+			continue
 		}
 		c.indexes++
 		entry := int64(8)

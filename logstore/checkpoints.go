@@ -33,6 +33,12 @@ func (st *Store) readCheckpoints() (rootCheckpoints, error) {
 		if isNotExist(err) {
 			m, err = nil, nil
 		}
+		if errors.Is(err, checkpoint.ErrMalformed) {
+			// Kafka logs and starts over without the file: every partition
+			// recovers from offset 0 (or keeps its first segment's base)
+			st.logger.WithError(err).Warn("ignoring a malformed checkpoint file")
+			m, err = nil, nil
+		}
 		return m
 	}
 	rc.recovery = read(recoveryPointFile)
