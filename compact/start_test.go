@@ -1,12 +1,15 @@
 package compact_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/partfs/partfs/compact"
+	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // TestStartCleansAMountedStore runs the background cleaner on an open
@@ -42,6 +45,49 @@ func TestStartCleansAMountedStore(t *testing.T) {
 	}
 	if l.Stats().DirtyRatio != 0 {
 		t.Errorf("dirty ratio %v after cleaning", l.Stats().DirtyRatio)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBackgroundCleaningDuringAppends appends to a compacted log while the
+// background cleaner runs on it: afterwards every key's latest value is the
+// last one appended, and nothing was appended twice or lost past the
+// cleaned range.
+func TestBackgroundCleaningDuringAppends(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	fs := vfs.NewCrashFS()
+	st, err := openStore(t, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := st.Log("t", 0)
+	stop := compact.Start(st, compact.BackgroundOptions{Backoff: time.Millisecond,
+		Options: compact.Options{Now: now, DedupeBufferSize: 1 << 16}})
+	last := map[string]string{}
+	for i := 0; i < 3000; i++ {
+		k, v := fmt.Sprintf("k%d", i%37), fmt.Sprintf("v%d", i)
+		if _, err := l.Append([]record.Record{{Key: []byte(k), Value: []byte(v)}}); err != nil {
+			t.Fatal(err)
+		}
+		last[k] = v
+	}
+	time.Sleep(50 * time.Millisecond)
+	stop()
+	got := readAll(t, l)
+	seen := map[string]string{}
+	for _, r := range got {
+		seen[r.key] = r.value
+	}
+	if fmt.Sprint(seen) != fmt.Sprint(last) {
+		t.Fatalf("latest values after background cleaning:\n got %v\nwant %v", seen, last)
+	}
+	if len(got) >= 3000 {
+		t.Errorf("the background cleaner removed nothing (%d records)", len(got))
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
