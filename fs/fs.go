@@ -99,9 +99,12 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 	return gofs.Mount(dir, f.Root(), opts)
 }
 
-// Close saves every partition's position sidecar. It does not close the
-// store.
+// Close saves every partition's position sidecar (not on a read-only
+// mount). It does not close the store.
 func (f *FS) Close() error {
+	if f.ro {
+		return nil
+	}
 	f.mu.Lock()
 	parts := make([]*part, 0, len(f.parts))
 	for _, p := range f.parts {
