@@ -1,11 +1,13 @@
 package systest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -78,3 +80,12 @@ func runPartfs(t testing.TB, args ...string) (string, int) {
 	t.Fatalf("partfs %v: %v", args, err)
 	return "", -1
 }
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+var (
+	errENOTCONN     error = syscall.ENOTCONN
+	errECONNABORTED error = syscall.ECONNABORTED
+	errEIO          error = syscall.EIO
+	errENOENT       error = syscall.ENOENT
+)

@@ -1,0 +1,167 @@
+package systest
+
+import (
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// crashTopics: several partitions and codecs, small segments, one compacted
+// topic fed with keys through log.jsonl.
+var crashTopics = []struct {
+	name       string
+	partitions int
+	cfg        []string
+}{
+	{"plain", 2, []string{"compression.type=none", "segment.bytes=16384", "index.interval.bytes=512"}},
+	{"gz", 1, []string{"compression.type=gzip", "segment.bytes=8192"}},
+	{"zs", 1, []string{"compression.type=zstd", "segment.bytes=8192"}},
+	{"lz", 1, []string{"compression.type=lz4", "segment.bytes=8192"}},
+	{"sn", 1, []string{"compression.type=snappy", "segment.bytes=8192"}},
+	{"kv", 1, []string{"cleanup.policy=compact", "compression.type=lz4", "segment.bytes=4096",
+		"min.cleanable.dirty.ratio=0.01", "min.compaction.lag.ms=0", "delete.retention.ms=0", "file.delete.delay.ms=0"}},
+}
+
+// crashAppenders: plain and jsonl writers on the partitions above.
+func crashAppenders(seed int64) []*appender {
+	specs := []struct{ part, file string }{
+		{"plain/0", "log"}, {"plain/0", "log.jsonl"}, {"plain/1", "log"}, {"gz/0", "log.jsonl"},
+		{"zs/0", "log"}, {"lz/0", "log.jsonl"}, {"sn/0", "log"}, {"kv/0", "log.jsonl"},
+	}
+	var out []*appender
+	for i, s := range specs {
+		out = append(out, &appender{id: fmt.Sprintf("w%d", i), part: s.part, file: s.file,
+			keyed: s.part == "kv/0", rng: rand.New(rand.NewSource(seed + int64(i)))})
+	}
+	return out
+}
+
+// cleanerFlags make the background cleaner look often.
+var cleanerFlags = []string{"--config", "log.cleaner.backoff.ms=50"}
+
+type crashStats struct {
+	iters, generations, acked, dropped, compactedAway int
+	writeErrs                                         map[string]int
+}
+
+func TestCrashLoop(t *testing.T) {
+	minIters, budget := 20, 3*time.Minute
+	if long() {
+		minIters, budget = 100, 0
+	}
+	minIters = envInt(t, "PARTFS_CRASH_ITERS", minIters)
+	if v := envInt(t, "PARTFS_CRASH_ITERS", 0); v > 0 {
+		budget = 0
+	}
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	root := t.TempDir()
+	st := crashStats{writeErrs: map[string]int{}}
+	start := time.Now()
+	var g *crashGen
+	for it := 0; it < minIters || (budget > 0 && time.Since(start) < budget); it++ {
+		if it%10 == 0 {
+			if g != nil {
+				g.finish(&st)
+			}
+			g = newCrashGen(t, filepath.Join(root, fmt.Sprint(it/10)), seed+int64(it))
+			st.generations++
+		}
+		g.iterate(it, rng, &st)
+		st.iters++
+		if t.Failed() {
+			t.Fatalf("iteration %d failed (seed %d); data dir %s", it, seed, g.d.data)
+		}
+	}
+	g.finish(&st)
+	t.Logf("%d iterations in %d generations in %v: %d writes acknowledged and found, %d unacknowledged writes absent, %d records removed by compaction; writer errors at the kill: %v",
+		st.iters, st.generations, time.Since(start).Round(time.Second), st.acked, st.dropped, st.compactedAway, st.writeErrs)
+}
+
+// crashGen is one data directory used for up to 10 crash iterations.
+type crashGen struct {
+	t    *testing.T
+	d    *daemon
+	apps []*appender
+}
+
+func newCrashGen(t *testing.T, dir string, seed int64) *crashGen {
+	d := startDaemon(t, filepath.Join(dir, "data"), filepath.Join(dir, "mnt"), cleanerFlags...)
+	for _, tp := range crashTopics {
+		mkTopic(t, d, tp.name, tp.partitions, tp.cfg...)
+	}
+	return &crashGen{t: t, d: d, apps: crashAppenders(seed)}
+}
+
+// iterate: appenders run, SIGKILL at a random moment, remount, verify,
+// clean stop, partfs check, no leftovers, mount again.
+func (g *crashGen) iterate(it int, rng *rand.Rand, st *crashStats) {
+	t := g.t
+	done := make(chan []error)
+	go func() { done <- runAppenders(g.d, g.apps, it, nil) }()
+	time.Sleep(time.Duration(20+rng.Intn(600)) * time.Millisecond)
+	g.d.kill9()
+	for _, err := range <-done {
+		if err != nil && !deadMountErr(err) {
+			t.Errorf("iteration %d: unexpected writer error at the kill: %v", it, err)
+		}
+		if err != nil {
+			st.writeErrs[errName(err)]++
+		}
+	}
+	g.d.restart()
+	if g.d.panicked() {
+		t.Fatalf("daemon panicked:\n%s", g.d.log)
+	}
+	g.verify()
+	g.d.stop()
+	if out, code := runPartfs(t, "check", g.d.data); code != 0 {
+		t.Fatalf("iteration %d: partfs check after a clean stop: exit %d\n%s", it, code, tail(out, 4000))
+	}
+	if left := tempLeftovers(t, g.d.data); len(left) > 0 {
+		t.Fatalf("iteration %d: leftover temporary files after a clean stop: %v", it, left)
+	}
+	g.d.restart()
+}
+
+// verify checks every partition through the mount.
+func (g *crashGen) verify() (records, removed int) {
+	byPart := map[string][]*appender{}
+	for _, a := range g.apps {
+		byPart[a.part] = append(byPart[a.part], a)
+	}
+	for part, apps := range byPart {
+		r, rm := verifyPartition(g.t, g.d, part, apps, part == "kv/0")
+		records += r
+		removed += rm
+	}
+	return records, removed
+}
+
+func (g *crashGen) finish(st *crashStats) {
+	_, removed := g.verify()
+	st.compactedAway += removed
+	for _, a := range g.apps {
+		for _, gr := range a.groups {
+			switch gr.state {
+			case present:
+				st.acked++
+			case dropped:
+				st.dropped++
+			}
+		}
+	}
+	g.d.stop()
+}
+
+func errName(err error) string {
+	for _, e := range []error{errENOTCONN, errECONNABORTED, errEIO, errENOENT} {
+		if errorsIs(err, e) {
+			return e.Error()
+		}
+	}
+	return err.Error()
+}

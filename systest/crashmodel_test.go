@@ -1,0 +1,276 @@
+package systest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// group is what one write() sent: its values (and keys, for keyed writers).
+type group struct {
+	values []string
+	keys   []string
+	// state: pending until the first check after the write; then present
+	// (acknowledged or found) or dropped (not acknowledged and not found).
+	state groupState
+}
+
+type groupState int
+
+const (
+	pending groupState = iota
+	present
+	dropped
+)
+
+// appender writes unique lines to one file of one partition and remembers
+// every write and whether it was acknowledged.
+type appender struct {
+	id     string
+	file   string // "log" or "log.jsonl"
+	part   string // "topic/n"
+	keyed  bool   // jsonl with keys from a small set (compacted topic)
+	rng    *rand.Rand
+	groups []*group
+}
+
+// run writes until stop is closed or a write fails; iter makes values unique.
+func (a *appender) run(path string, iter int, stop <-chan struct{}) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for seq := 0; ; seq++ {
+		select {
+		case <-stop:
+			return nil
+		default:
+		}
+		g := a.newGroup(iter, seq)
+		a.groups = append(a.groups, g)
+		if _, err := f.Write(a.encode(g)); err != nil {
+			return err
+		}
+		g.state = present // acknowledged
+		time.Sleep(time.Duration(1+a.rng.Intn(3)) * time.Millisecond)
+	}
+}
+
+func (a *appender) newGroup(iter, seq int) *group {
+	g := &group{}
+	for i := 0; i < 1+a.rng.Intn(4); i++ {
+		g.values = append(g.values, fmt.Sprintf("%s.i%d.s%d.l%d", a.id, iter, seq, i))
+		if a.keyed {
+			g.keys = append(g.keys, fmt.Sprintf("k%02d", a.rng.Intn(20)))
+		}
+	}
+	return g
+}
+
+func (a *appender) encode(g *group) []byte {
+	var b bytes.Buffer
+	for i, v := range g.values {
+		switch {
+		case a.file == "log":
+			b.WriteString(v + "\n")
+		case a.keyed:
+			fmt.Fprintf(&b, "{\"key\":%q,\"value\":%q}\n", g.keys[i], v)
+		default:
+			fmt.Fprintf(&b, "{\"value\":%q,\"headers\":[[\"h\",\"x\"]]}\n", v)
+		}
+	}
+	return b.Bytes()
+}
+
+// jsonRec is one line of log.jsonl.
+type jsonRec struct {
+	Offset int64   `json:"offset"`
+	Key    *string `json:"key"`
+	Value  *string `json:"value"`
+}
+
+// partState is what the mount serves of one partition now.
+type partState struct {
+	recs []jsonRec
+	end  int64 // log_end_offset from stat
+}
+
+func readPartState(t testing.TB, d *daemon, part string) partState {
+	t.Helper()
+	var ps partState
+	data := readFile(t, d.path(part, "log.jsonl"))
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r jsonRec
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s/log.jsonl: torn or corrupt line %q: %v", part, sc.Text(), err)
+		}
+		ps.recs = append(ps.recs, r)
+	}
+	ps.end = statField(t, d, part, "log_end_offset")
+	return ps
+}
+
+// statField reads one number from a partition's stat file.
+func statField(t testing.TB, d *daemon, part, name string) int64 {
+	t.Helper()
+	for _, line := range strings.Split(string(readFile(t, d.path(part, "stat"))), "\n") {
+		if v, ok := strings.CutPrefix(line, name+": "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				t.Fatalf("%s/stat %s: %v", part, line, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("%s/stat has no %s", part, name)
+	return 0
+}
+
+// where is a written value's place: appender, group, line.
+type where struct {
+	a    *appender
+	g, i int
+}
+
+// verifyPartition checks one partition against its appenders and resolves
+// their pending groups. compacted topics may miss superseded records.
+func verifyPartition(t testing.TB, d *daemon, part string, apps []*appender, compacted bool) (records, removed int) {
+	t.Helper()
+	ps := readPartState(t, d, part)
+	index := map[string]where{}
+	var total int64 // lines that got an offset
+	for _, a := range apps {
+		for gi, g := range a.groups {
+			for i, v := range g.values {
+				index[v] = where{a, gi, i}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	foundGroup := map[*group]int{}
+	last := int64(-1)
+	for n, r := range ps.recs {
+		if r.Value == nil {
+			t.Fatalf("%s: offset %d: null value never written", part, r.Offset)
+		}
+		w, ok := index[*r.Value]
+		if !ok {
+			t.Fatalf("%s: offset %d: value %q was never written (corrupt or foreign)", part, r.Offset, *r.Value)
+		}
+		if seen[*r.Value] {
+			t.Fatalf("%s: offset %d: value %q served twice", part, r.Offset, *r.Value)
+		}
+		seen[*r.Value] = true
+		if w.a.groups[w.g].state == dropped {
+			t.Fatalf("%s: offset %d: %q was not acknowledged and absent before, now present", part, r.Offset, *r.Value)
+		}
+		foundGroup[w.a.groups[w.g]]++
+		if r.Offset <= last || (!compacted && r.Offset != int64(n)) {
+			t.Fatalf("%s: record %d has offset %d after %d (contiguous from 0 expected: %v)", part, n, r.Offset, last, !compacted)
+		}
+		last = r.Offset
+	}
+	for _, a := range apps {
+		for _, g := range a.groups {
+			n := foundGroup[g]
+			switch {
+			case !compacted && n != 0 && n != len(g.values):
+				t.Fatalf("%s: write of %d lines %v is torn: %d present", part, len(g.values), g.values, n)
+			case !compacted && g.state == present && n == 0:
+				t.Fatalf("%s: acknowledged write %v lost", part, g.values)
+			case g.state == pending && n > 0:
+				g.state = present
+			case g.state == pending:
+				g.state = dropped
+			}
+			if g.state == present {
+				total += int64(len(g.values))
+			}
+		}
+	}
+	if compacted {
+		checkLatestPerKey(t, part, apps, seen)
+	} else if err := comparePlain(d, part, ps); err != nil {
+		t.Fatal(err)
+	}
+	if ps.end != total {
+		t.Fatalf("%s: log end offset %d, but %d records were appended", part, ps.end, total)
+	}
+	return len(ps.recs), int(total) - len(ps.recs)
+}
+
+// checkLatestPerKey: the latest appended value of each key is served.
+func checkLatestPerKey(t testing.TB, part string, apps []*appender, seen map[string]bool) {
+	t.Helper()
+	latest := map[string]string{}
+	for _, a := range apps {
+		for _, g := range a.groups {
+			if g.state != present {
+				continue
+			}
+			for i, k := range g.keys {
+				latest[k] = g.values[i]
+			}
+		}
+	}
+	for k, v := range latest {
+		if !seen[v] {
+			t.Fatalf("%s: the latest value %q of key %s is gone", part, v, k)
+		}
+	}
+}
+
+// comparePlain: the plain view shows the same values as log.jsonl.
+func comparePlain(d *daemon, part string, ps partState) error {
+	var want bytes.Buffer
+	for _, r := range ps.recs {
+		want.WriteString(*r.Value + "\n")
+	}
+	got, err := os.ReadFile(d.path(part, "log"))
+	if err != nil {
+		return err
+	}
+	// appends may not race this read: the writers are stopped
+	if !bytes.Equal(got, want.Bytes()) {
+		return fmt.Errorf("%s: log (%d bytes) differs from the values of log.jsonl (%d bytes)", part, len(got), want.Len())
+	}
+	return nil
+}
+
+// runAppenders runs apps against the mount until stop closes or a write
+// fails (the daemon died); it returns when all have finished.
+func runAppenders(d *daemon, apps []*appender, iter int, stop <-chan struct{}) []error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(apps))
+	for i, a := range apps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = a.run(d.path(a.part, a.file), iter, stop)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// deadMountErr reports the errors a writer gets when the daemon is killed.
+func deadMountErr(err error) bool {
+	for _, e := range []error{syscall.ENOTCONN, syscall.ECONNABORTED, syscall.EIO, syscall.ENOENT} {
+		if errorsIs(err, e) {
+			return true
+		}
+	}
+	return false
+}
