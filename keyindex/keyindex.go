@@ -14,8 +14,9 @@
 // fix-up of entries: the latest record of a key is never removed by the
 // cleaner except a tombstone past its delete horizon, and an entry whose
 // record is gone (that, or retention below the log start offset) reads as
-// "no value" and is dropped at that lookup. If the log end moves backwards
-// (truncation) the index is rebuilt.
+// "no value" and is dropped at that lookup; when retention moves the log
+// start offset, one pass drops every entry below it. If the log end moves
+// backwards (truncation) the index is rebuilt.
 //
 // Memory: one Go map[uint64]int64 entry per distinct key ever indexed
 // (16 bytes of payload in swiss-table groups): TestMemoryPerKey measured
@@ -45,6 +46,7 @@ type Index struct {
 	built   bool
 	changed <-chan struct{}  // REQUIRES: mu held
 	next    int64            // offsets below next are indexed; REQUIRES: mu held
+	start   int64            // log start offset at the last sweep; REQUIRES: mu held
 	latest  map[uint64]int64 // key hash -> offset; REQUIRES: mu held
 }
 
@@ -136,7 +138,23 @@ func (x *Index) catchUp() error {
 		next = seg.Next
 	}
 	x.next, x.changed, x.built = next, ch, true
+	x.sweep()
 	return nil
+}
+
+// sweep drops the entries below the log start offset once retention has
+// moved it (one pass over the map per move). REQUIRES: mu held.
+func (x *Index) sweep() {
+	start := x.log.StartOffset()
+	if start <= x.start {
+		return
+	}
+	for h, off := range x.latest {
+		if off < start {
+			delete(x.latest, h)
+		}
+	}
+	x.start = start
 }
 
 type readState int

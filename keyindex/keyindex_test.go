@@ -144,6 +144,9 @@ func TestCompactionAndRetention(t *testing.T) {
 	l.Roll()
 	put(t, l, "e", "6")
 	l.DeleteOldest(2) // the compacted segment and d's segment
+	if n, _ := x.Len(); n != 1 {
+		t.Fatalf("Len after retention = %d, want 1 (only e)", n)
+	}
 	expect(t, x, "a", "", 0)
 	expect(t, x, "d", "", 0)
 	expect(t, x, "e", "6", 6)
