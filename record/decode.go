@@ -64,7 +64,7 @@ func (d *Decoder) v2Data(b *Batch) ([]byte, bool, error) {
 	}
 	data := b.Raw[BatchHeaderSize:]
 	codec := b.Header.Codec()
-	if codec == None {
+	if codec == None || len(data) == 0 && b.Header.NumRecords == 0 {
 		return data, false, nil
 	}
 	if !codec.valid() {

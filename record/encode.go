@@ -57,7 +57,8 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 	baseTs, maxTs := batchTimestamps(recs, opt)
 	dst = append(dst, make([]byte, BatchHeaderSize)...)
 	var err error
-	if opt.Codec == None {
+	if opt.Codec == None || len(recs) == 0 { // Kafka writes empty batches uncompressed
+		opt.Codec = None
 		dst, err = appendRecords(dst, recs, baseTs)
 	} else {
 		e.raw, err = appendRecords(e.raw[:0], recs, baseTs)

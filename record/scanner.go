@@ -26,8 +26,12 @@ func (s *Scanner) maxBatch() int64 {
 	return DefaultMaxBatchSize
 }
 
-// readChunk is how much a Scanner reads ahead at once.
-const readChunk = 256 << 10
+// A Scanner's read-ahead starts at minChunk and doubles per refill up to
+// maxChunk, so short scans read little and long ones few times.
+const (
+	minChunk = 32 << 10
+	maxChunk = 1 << 20
+)
 
 // Scanner walks the batches of a segment (or a raw record set) between
 // start and end, checking size bounds and the CRC of each batch (V2:
@@ -47,6 +51,7 @@ type Scanner struct {
 
 	buf    []byte // read-ahead window holding the file's bytes [bufPos, bufPos+len(buf))
 	bufPos int64
+	chunk  int64 // the next read-ahead size
 	batch  Batch
 	err    error
 }
@@ -54,7 +59,18 @@ type Scanner struct {
 // NewScanner returns a Scanner over r's bytes [start, end). file is the name
 // used in errors.
 func NewScanner(r io.ReaderAt, start, end int64, file string) *Scanner {
-	return &Scanner{r: r, pos: start, end: end, file: file, bufPos: start}
+	return &Scanner{r: r, pos: start, end: end, file: file, bufPos: start, chunk: minChunk}
+}
+
+// Reset makes s scan r's bytes [start, end) as NewScanner would, keeping its
+// read-ahead buffer (for pooled scanners). MaxBatchSize is kept.
+func (s *Scanner) Reset(r io.ReaderAt, start, end int64, file string) {
+	buf := s.buf
+	if s.r == nil {
+		buf = nil // a bytes scanner's buffer is the caller's slice
+	}
+	*s = Scanner{MaxBatchSize: s.MaxBatchSize, r: r, pos: start, end: end, file: file,
+		buf: buf[:0], bufPos: start, chunk: minChunk}
 }
 
 // NewBytesScanner is NewScanner over a byte slice (positions relative to b).
@@ -139,7 +155,8 @@ func (s *Scanner) window(pos, n int64) ([]byte, error) {
 	if s.r == nil {
 		return nil, truncated(s.file, pos, "data ends before %d bytes", n)
 	}
-	want := min(max(n, readChunk), s.end-pos)
+	want := min(max(n, s.chunk), s.end-pos)
+	s.chunk = min(2*s.chunk, maxChunk)
 	if int64(cap(s.buf)) < want {
 		s.buf = make([]byte, want)
 	}
