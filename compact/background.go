@@ -77,7 +77,7 @@ type manager struct {
 	failed map[string]time.Time // logs that failed, until when to skip them; REQUIRES: mu held
 }
 
-func key(t Target) string { return fmt.Sprintf("%s-%d", t.Topic(), t.Partition()) }
+func logKey(t Target) string { return fmt.Sprintf("%s-%d", t.Topic(), t.Partition()) }
 
 func (m *manager) thread(id int, quit <-chan struct{}) {
 	c := NewCleaner(m.opt.Options)
@@ -98,9 +98,9 @@ func (m *manager) thread(id int, quit <-chan struct{}) {
 		case errors.Is(err, errStopped):
 			return
 		case errors.Is(err, ErrConflict):
-			log.WithError(err).WithField("log", key(target)).Info("segments changed during cleaning; will retry")
+			log.WithError(err).WithField("log", logKey(target)).Info("segments changed during cleaning; will retry")
 		case err != nil:
-			log.WithError(err).WithField("log", key(target)).Error("cleaning failed; skipping this log for a while")
+			log.WithError(err).WithField("log", logKey(target)).Error("cleaning failed; skipping this log for a while")
 		case st.Rounds > 0 && m.opt.OnCleaned != nil:
 			m.opt.OnCleaned(target.Topic(), target.Partition(), st.BytesRead, st.BytesWritten, st.RecordsRemoved)
 		}
@@ -123,7 +123,7 @@ func (m *manager) grab(c *Cleaner) Target {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range m.logs() {
-		k := key(t)
+		k := logKey(t)
 		if m.busy[k] || now.Before(m.failed[k]) {
 			continue
 		}
@@ -136,14 +136,14 @@ func (m *manager) grab(c *Cleaner) Target {
 		return nil
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].ratio > cands[j].ratio })
-	m.busy[key(cands[0].t)] = true
+	m.busy[logKey(cands[0].t)] = true
 	return cands[0].t
 }
 
 func (m *manager) release(t Target, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k := key(t)
+	k := logKey(t)
 	delete(m.busy, k)
 	if err != nil && !errors.Is(err, errStopped) && !errors.Is(err, ErrConflict) {
 		m.failed[k] = m.opt.Now().Add(m.opt.FailureDelay)
