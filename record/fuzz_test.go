@@ -85,6 +85,11 @@ func FuzzV2(f *testing.F) {
 // FuzzLegacy decodes V0/V1 message sets, including compressed wrappers.
 func FuzzLegacy(f *testing.F) {
 	addFixtureSeeds(f, func(b []byte) bool { return len(b) > 16 && b[16] < 2 })
+	in := append(legacyMessage(0, 1, 0, 100, []byte("a"), []byte("1")), legacyMessage(1, 1, 0, 90, nil, []byte("2"))...)
+	for _, c := range []Codec{Gzip, Snappy, LZ4} {
+		f.Add(wrapper(f, 1, 1, c, 0, 100, in))
+		f.Add(wrapper(f, 1, 0, c, 0, 100, in))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 16 && data[16] >= 2 {
 			return
