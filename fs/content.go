@@ -120,7 +120,11 @@ var (
 	_ = (gofs.FileReader)((*contentHandle)(nil))
 	_ = (gofs.FileWriter)((*contentHandle)(nil))
 	_ = (gofs.FileFlusher)((*contentHandle)(nil))
+	_ = (gofs.FileFsyncer)((*contentHandle)(nil))
 )
+
+// Fsync has nothing to do: config changes are durable when applied.
+func (h *contentHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return 0 }
 
 func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off >= int64(len(h.data)) {

@@ -168,6 +168,7 @@ var (
 	_ = (gofs.FileReader)((*keyHandle)(nil))
 	_ = (gofs.FileWriter)((*keyHandle)(nil))
 	_ = (gofs.FileFlusher)((*keyHandle)(nil))
+	_ = (gofs.FileFsyncer)((*keyHandle)(nil))
 )
 
 func (h *keyHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
@@ -192,13 +193,33 @@ func (h *keyHandle) Flush(ctx context.Context) (errno syscall.Errno) {
 	defer guard(h.n.lg, "flush", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if err := h.flushLocked(); err != nil {
+		return fail(h.n.lg, "flush", err)
+	}
+	return 0
+}
+
+// REQUIRES: mu held.
+func (h *keyHandle) flushLocked() error {
 	if !h.writing || !h.dirty {
-		return 0
+		return nil
 	}
 	v := bytes.TrimSuffix(h.data, []byte{'\n'})
 	h.data, h.dirty = nil, false
-	if err := h.n.p.append([]record.Record{{Key: []byte(h.n.key), Value: v}}); err != nil {
-		return fail(h.n.lg, "flush", err)
+	return h.n.p.append([]record.Record{{Key: []byte(h.n.key), Value: v}})
+}
+
+// Fsync appends pending bytes as the record and makes the log durable.
+func (h *keyHandle) Fsync(ctx context.Context, flags uint32) (errno syscall.Errno) {
+	defer guard(h.n.lg, "fsync", &errno)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	err := h.flushLocked()
+	if err == nil {
+		err = h.n.p.log.Sync()
+	}
+	if err != nil {
+		return fail(h.n.lg, "fsync", err)
 	}
 	return 0
 }

@@ -18,6 +18,7 @@ import (
 
 	pfs "github.com/partfs/partfs/fs"
 	"github.com/partfs/partfs/logstore"
+	"github.com/partfs/partfs/metrics"
 )
 
 func TestMain(m *testing.M) {
@@ -84,7 +85,7 @@ func mountAt(t *testing.T, data string, o mountOpt) *env {
 		t.Fatalf("open %s: %v", data, err)
 	}
 	e.st = st
-	e.fsys = pfs.New(pfs.Options{Store: st, Logger: lg})
+	e.fsys = pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: metrics.New(st)})
 	if e.srv, err = e.fsys.Mount(e.dir, pfs.MountOptions{FsName: "partfs-e2e"}); err != nil {
 		_ = st.Close()
 		t.Fatalf("mount: %v", err)
