@@ -56,10 +56,21 @@ func (d *Decoder) fastRecord(data []byte, h *BatchHeader) (rest []byte, ok bool)
 	if h.Attributes&attrLogAppendTime != 0 {
 		r.Timestamp = h.MaxTimestamp
 	}
-	if r.Key, i = bytesAt(body, i); i < 0 {
+	// key and value: the common lengths inline, the rest through bytesAt
+	if u, k := uv2(body, i); k > 0 && u&1 == 0 && int(u>>1) <= len(body)-i-k {
+		i += k
+		r.Key, i = body[i:i+int(u>>1):i+int(u>>1)], i+int(u>>1)
+	} else if k == 1 && u == 1 {
+		r.Key, i = nil, i+1
+	} else if r.Key, i = bytesAt(body, i); i < 0 {
 		return nil, false
 	}
-	if r.Value, i = bytesAt(body, i); i < 0 {
+	if u, k := uv2(body, i); k > 0 && u&1 == 0 && int(u>>1) <= len(body)-i-k {
+		i += k
+		r.Value, i = body[i:i+int(u>>1):i+int(u>>1)], i+int(u>>1)
+	} else if k == 1 && u == 1 {
+		r.Value, i = nil, i+1
+	} else if r.Value, i = bytesAt(body, i); i < 0 {
 		return nil, false
 	}
 	if i == len(body)-1 && body[i] == 0 {
