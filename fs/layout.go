@@ -30,6 +30,7 @@ type segInfo struct {
 	// What has been rendered of the content with this id: records with
 	// offsets < next, of total lengths length, with checkpoints.
 	next   int64
+	size   int64 // segment file size when next was reached (identity across mounts)
 	length [2]int64
 	ckpts  []ckpt
 	lastCk [2]int64
@@ -38,7 +39,15 @@ type segInfo struct {
 }
 
 func (s *segInfo) resetContent() {
-	s.next, s.length, s.ckpts, s.lastCk = s.base, [2]int64{}, nil, [2]int64{}
+	s.next, s.size, s.length, s.ckpts, s.lastCk = s.base, 0, [2]int64{}, nil, [2]int64{}
+}
+
+// adopt decides whether bookkeeping loaded from the sidecar (id 0: IDs do
+// not survive a remount) still describes sg: the same base, and the file
+// at least as long with at least the records scanned. Compaction shrinks
+// a segment; truncation shrinks its end.
+func (s *segInfo) adopt(sg partlog.Segment) bool {
+	return s.id == 0 && sg.Size >= s.size && sg.Next >= s.next
 }
 
 // layout keeps the stable positions of a partition's rendered streams.
@@ -75,6 +84,8 @@ func (ly *layout) sync() (release func(), err error) {
 			inf = &segInfo{base: sg.Base, id: sg.ID, start: [2]int64{-1, -1}}
 			inf.resetContent()
 			ly.dirty = true
+		case inf.adopt(sg):
+			inf.id = sg.ID
 		case inf.id != sg.ID || sg.Next < inf.next:
 			inf.id = sg.ID
 			inf.resetContent()
@@ -152,7 +163,7 @@ func (ly *layout) scan(s *segInfo, upTo int64) error {
 			s.base, ly.log.Topic(), ly.log.Partition(), s.next, err)
 	}
 	if upTo == s.snap.Next {
-		s.next = upTo
+		s.next, s.size = upTo, s.snap.Size
 	}
 	ly.dirty = true
 	return nil

@@ -11,11 +11,14 @@ import (
 // sidecarName is the per-partition file that keeps the position
 // bookkeeping across mounts. Format (all varints, signed unless noted):
 //
-//	"pfpos1\n" uvarint(nsegs) { base uvarint(id) start[0] start[1] next
+//	"pfpos2\n" uvarint(nsegs) { base start[0] start[1] next size
 //	  length[0] length[1] uvarint(nckpts) { off pos[0] pos[1] } }
+//
+// Segment IDs do not survive a remount; a loaded entry is matched to a
+// segment by base, and trusted while the segment is at least as long.
 const (
 	sidecarName  = "fs-positions"
-	sidecarMagic = "pfpos1\n"
+	sidecarMagic = "pfpos2\n"
 )
 
 func encodeSidecar(segs []*segInfo) []byte {
@@ -23,8 +26,7 @@ func encodeSidecar(segs []*segInfo) []byte {
 	b = binary.AppendUvarint(b, uint64(len(segs)))
 	for _, s := range segs {
 		b = binary.AppendVarint(b, s.base)
-		b = binary.AppendUvarint(b, s.id)
-		for _, v := range []int64{s.start[0], s.start[1], s.next, s.length[0], s.length[1]} {
+		for _, v := range []int64{s.start[0], s.start[1], s.next, s.size, s.length[0], s.length[1]} {
 			b = binary.AppendVarint(b, v)
 		}
 		b = binary.AppendUvarint(b, uint64(len(s.ckpts)))
@@ -75,9 +77,9 @@ func decodeSidecar(b []byte) ([]*segInfo, error) {
 	}
 	segs := make([]*segInfo, 0, n)
 	for i := uint64(0); i < n && r.err == nil; i++ {
-		s := &segInfo{base: r.varint(), id: r.uvarint()}
+		s := &segInfo{base: r.varint()}
 		s.start = [2]int64{r.varint(), r.varint()}
-		s.next = r.varint()
+		s.next, s.size = r.varint(), r.varint()
 		s.length = [2]int64{r.varint(), r.varint()}
 		nc := r.uvarint()
 		if nc > uint64(len(r.b)) {

@@ -1,0 +1,124 @@
+package fs
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/partlog/memlog"
+	"github.com/partfs/partfs/record"
+)
+
+// remounted is a log as a later mount sees it: other segment IDs, and a
+// count of the records read.
+type remounted struct {
+	*memlog.Log
+	reads int
+}
+
+func (r *remounted) Segments() ([]partlog.Segment, func()) {
+	segs, release := r.Log.Segments()
+	for i := range segs {
+		segs[i].ID += 1000
+	}
+	return segs, release
+}
+
+func (r *remounted) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
+	seg.ID -= 1000
+	return r.Log.Read(seg, from, func(rec *record.Record) bool {
+		r.reads++
+		return fn(rec)
+	})
+}
+
+func filledLog(t *testing.T, batches int) *memlog.Log {
+	t.Helper()
+	st := memlog.New(memlog.Options{})
+	if err := st.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetTopicConfig("t", []partlog.KV{{Key: "segment.bytes", Value: "100000"}}); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := st.Log("t", 0)
+	for b := 0; b < batches; b++ {
+		recs := make([]record.Record, 100)
+		for i := range recs {
+			recs[i].Value = []byte(fmt.Sprintf("value-%d-%d", b, i))
+		}
+		if _, err := l.Append(recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l
+}
+
+func endOf(t *testing.T, ly *layout, k kind) int64 {
+	t.Helper()
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	release, err := ly.sync()
+	defer release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := ly.end(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return end
+}
+
+func TestCleanRemountReadsNoSegmentData(t *testing.T) {
+	l := filledLog(t, 100)
+	lg := logrus.NewEntry(logrus.New())
+	ly := newLayout(l, lg)
+	want := [2]int64{endOf(t, ly, plainKind), endOf(t, ly, jsonKind)}
+	if err := ly.save(); err != nil {
+		t.Fatal(err)
+	}
+	r := &remounted{Log: l}
+	ly2 := newLayout(r, lg)
+	got := [2]int64{endOf(t, ly2, plainKind), endOf(t, ly2, jsonKind)}
+	if got != want || r.reads != 0 {
+		t.Fatalf("remount: ends %v (want %v), %d records read (want 0)", got, want, r.reads)
+	}
+	// Appending after the remount reads only the new records.
+	if _, err := l.Append([]record.Record{{Value: []byte("new")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := endOf(t, ly2, plainKind); got != want[0]+4 || r.reads != 1 {
+		t.Fatalf("after append: end %d (want %d), %d reads", got, want[0]+4, r.reads)
+	}
+	// A position deep inside is found from a checkpoint, not from the start.
+	r.reads = 0
+	ly2.mu.Lock()
+	release, _ := ly2.sync()
+	cur, err := ly2.locate(plainKind, want[0]-5)
+	release()
+	ly2.mu.Unlock()
+	if err != nil || cur.off != 9999 || cur.skip != 7 {
+		t.Fatalf("locate: %+v %v", cur, err)
+	}
+	if r.reads > 10000/4 {
+		t.Fatalf("locate read %d records", r.reads)
+	}
+}
+
+func TestSidecarRoundTripAndGarbage(t *testing.T) {
+	segs := []*segInfo{{base: 5, start: [2]int64{1, 2}, next: 9, size: 77, length: [2]int64{3, 4},
+		ckpts: []ckpt{{off: 6, pos: [2]int64{1, 2}}}}}
+	got, err := decodeSidecar(encodeSidecar(segs))
+	if err != nil || len(got) != 1 || got[0].size != 77 || got[0].ckpts[0].off != 6 || got[0].lastCk != [2]int64{1, 2} {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+	b := encodeSidecar(segs)
+	for i := range b {
+		if _, err := decodeSidecar(b[:i]); err == nil {
+			t.Fatalf("truncated sidecar of %d bytes accepted", i)
+		}
+	}
+}
