@@ -72,6 +72,9 @@ func TestSecondOpenFails(t *testing.T) {
 		t.Fatal("second open succeeded")
 	}
 	t.Log(err)
+	if _, err := Open(dir, Options{NoBackground: true, ReadOnly: true}); err == nil {
+		t.Fatal("read-only open of a directory in use succeeded")
+	}
 }
 
 func TestTooLarge(t *testing.T) {

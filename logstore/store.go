@@ -84,7 +84,7 @@ func (st *Store) prepareDir() error {
 		if _, err := st.fs.Stat(st.dir); err != nil {
 			return fmt.Errorf("open data directory: %w", err)
 		}
-		return nil
+		return st.lockReadOnly()
 	}
 	if err := st.fs.MkdirAll(st.dir, 0o755); err != nil {
 		return fmt.Errorf("create data directory: %w", err)
@@ -94,8 +94,7 @@ func (st *Store) prepareDir() error {
 	}
 	lock, err := st.fs.Lock(st.path(lockFile))
 	if err != nil {
-		return fmt.Errorf("data directory %s is in use (another partfs mount or a Kafka broker holds %s): %w",
-			st.dir, lockFile, err)
+		return lockError(st.dir, err)
 	}
 	st.lock = lock
 	if st.clean {
@@ -107,6 +106,31 @@ func (st *Store) prepareDir() error {
 		}
 	}
 	return st.ensureMetaProperties()
+}
+
+// lockReadOnly takes an existing .lock (a read-only open creates nothing):
+// a directory in use by a writer still refuses a second mount.
+func (st *Store) lockReadOnly() error {
+	if _, err := st.fs.Stat(st.path(lockFile)); err != nil {
+		return nil
+	}
+	lock, err := st.fs.Lock(st.path(lockFile))
+	if errors.Is(err, vfs.ErrLocked) {
+		return lockError(st.dir, err)
+	}
+	if err != nil {
+		st.logger.WithError(err).Warn("read-only open without the data directory lock")
+		return nil
+	}
+	st.lock = lock
+	return nil
+}
+
+func lockError(dir string, err error) error {
+	if errors.Is(err, vfs.ErrLocked) {
+		return fmt.Errorf("%w (a partfs mount or a Kafka broker is using it)", err)
+	}
+	return fmt.Errorf("lock data directory %s: %w", dir, err)
 }
 
 func (st *Store) path(name string) string { return filepath.Join(st.dir, name) }
