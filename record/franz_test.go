@@ -189,3 +189,26 @@ func cloneRecord(r *Record) Record {
 	}
 	return c
 }
+
+// TestLogAppendTimeByFranz: franz-go reads every record of our
+// LogAppendTime batch at maxTimestamp, and our delete-horizon batch with
+// the record timestamps we gave.
+func TestLogAppendTimeByFranz(t *testing.T) {
+	in := sampleRecords()
+	var e Encoder
+	set, _ := e.AppendBatch(nil, 0, in, BatchOptions{Codec: Zstd, LogAppendTime: true, LogAppendTimeMs: 1800000000000})
+	set, _ = e.AppendBatch(set, 5, in, BatchOptions{Codec: LZ4, DeleteHorizonMs: 1900000000000})
+	got := franzDecode(t, set)
+	if len(got) != 10 {
+		t.Fatalf("%d records", len(got))
+	}
+	for i, r := range got {
+		want := in[i%5].Timestamp
+		if i < 5 {
+			want = 1800000000000
+		}
+		if r.Timestamp.UnixMilli() != want || r.Offset != int64(i) {
+			t.Errorf("record %d: offset %d ts %d, want ts %d", i, r.Offset, r.Timestamp.UnixMilli(), want)
+		}
+	}
+}
