@@ -18,6 +18,11 @@ func (st *Store) startBackground() {
 			select {
 			case <-st.stop:
 				return
+			case l := <-st.flushReq:
+				if err := l.Sync(); err != nil {
+					st.logger.WithError(err).Warn("flush after roll")
+				}
+				continue
 			case <-tick.C:
 			}
 			now := st.opt.Now()

@@ -154,3 +154,28 @@ func buildLogOpen(t *testing.T, fs vfs.FS, c *clock, cfg map[string]string, n in
 	}
 	return st, l
 }
+
+func TestRollFlushesInBackground(t *testing.T) {
+	fs, c := vfs.NewCrashFS(), newClock()
+	opt := testOptions(fs, c, map[string]string{"segment.bytes": "2000"})
+	opt.NoBackground = false
+	st, err := Open("/data", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.CreateTopic("t")
+	l, _ := st.Log("t", 0)
+	for i := 0; i < 15; i++ {
+		rs := recs(1, "v", 0)
+		rs[0].Value = make([]byte, 100)
+		l.Append(rs)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for l.RecoveryPoint() < 11 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if rp := l.RecoveryPoint(); rp < 11 {
+		t.Fatalf("recovery point %d after a roll at 11", rp)
+	}
+}

@@ -94,7 +94,21 @@ func (l *Log) roll(now time.Time) error {
 	}
 	l.addSegment(s)
 	l.logger.WithFields(map[string]any{"segment": s.path, "base": s.base}).Debug("rolled segment")
+	l.requestFlush()
 	return nil
+}
+
+// requestFlush asks the background loop to flush the log (Kafka flushes the
+// sealed segment after a roll, advancing the recovery point); the request is
+// dropped when the queue is full or there is no background loop.
+func (l *Log) requestFlush() {
+	if l.store == nil || l.store.opt.NoBackground {
+		return
+	}
+	select {
+	case l.store.flushReq <- l:
+	default:
+	}
 }
 
 // addSegment appends s to the live list. REQUIRES: mu held.

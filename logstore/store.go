@@ -34,8 +34,9 @@ type Store struct {
 	topics map[string]*topic
 	closed bool
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	flushReq chan *Log // logs that rolled: flush their sealed segments soon
 }
 
 // topic is one topic's partitions and configuration overrides.
@@ -53,6 +54,7 @@ var _ partlog.Store = (*Store)(nil)
 func Open(dir string, opt Options) (*Store, error) {
 	opt.setDefaults()
 	st := &Store{dir: dir, opt: opt, fs: opt.FS, topics: map[string]*topic{}, stop: make(chan struct{}),
+		flushReq: make(chan *Log, 64),
 		logger: opt.Logger.WithField("datadir", dir)}
 	base, err := config.Apply(config.Defaults(), opt.Defaults)
 	if err != nil {
