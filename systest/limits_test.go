@@ -1,0 +1,154 @@
+package systest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHugeLine: a 100 MB line (default max.message.bytes) fails with EFBIG,
+// appends nothing, and the daemon stays up with bounded memory.
+func TestHugeLine(t *testing.T) {
+	root := t.TempDir()
+	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	mkTopic(t, d, "big", 1)
+	appendFile(t, d.path("big", "0", "log"), "before\n")
+	line := bytes.Repeat([]byte("z"), 100<<20)
+	before := d.stats()
+	start := time.Now()
+	hostileOp{"100 MB line with newline", appendTo(d.path("big", "0", "log"), append(line, '\n')), eFBIG}.run(t)
+	hostileOp{"100 MB partial line, then close", appendTo(d.path("big", "0", "log"), line), eFBIG}.run(t)
+	hostileOp{"100 MB jsonl value", appendTo(d.path("big", "0", "log.jsonl"),
+		[]byte("{\"value\":\""+string(line)+"\"}\n")), eFBIG}.run(t)
+	after := d.stats()
+	t.Logf("three 100 MB writes refused in %v; daemon RSS %d -> %d KiB", time.Since(start).Round(time.Millisecond), before.rssKB, after.rssKB)
+	appendFile(t, d.path("big", "0", "log"), "after\n")
+	checkServedLines(t, d.path("big", "0", "log"), []string{"before", "after"})
+	if end := statField(t, d, "big/0", "log_end_offset"); end != 2 {
+		t.Errorf("log end offset %d after refused huge lines, want 2", end)
+	}
+	if !d.running() || d.panicked() {
+		t.Fatalf("daemon died:\n%s", tail(d.log.String(), 3000))
+	}
+	d.stop()
+}
+
+// TestReadOnlyMount: every change on a --read-only mount is EROFS; reads work.
+func TestReadOnlyMount(t *testing.T) {
+	root := t.TempDir()
+	data, mnt := filepath.Join(root, "data"), filepath.Join(root, "mnt")
+	d := startDaemon(t, data, mnt)
+	mkTopic(t, d, "r", 1)
+	appendFile(t, d.path("r", "0", "log"), "a\nb\n")
+	d.stop()
+	ro := startDaemon(t, data, mnt, "--read-only")
+	eROFS := []syscall.Errno{syscall.EROFS}
+	for _, op := range []hostileOp{
+		{"append log", appendTo(ro.path("r", "0", "log"), []byte("c\n")), eROFS},
+		{"append log.jsonl", appendTo(ro.path("r", "0", "log.jsonl"), []byte("{\"value\":\"c\"}\n")), eROFS},
+		{"write config", appendTo(ro.path("r", "config"), []byte("retention.ms=1\n")), eROFS},
+		{"mkdir topic", func() error { return os.Mkdir(ro.path("new"), 0o755) }, eROFS},
+		{"mkdir partition", func() error { return os.Mkdir(ro.path("r", "1"), 0o755) }, eROFS},
+		{"write @key", writeTo(ro.path("r", "0", "@key/k"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, []byte("v")), eROFS},
+		{"rm @key", func() error { return os.Remove(ro.path("r", "0", "@key/k")) }, []syscall.Errno{syscall.EROFS, syscall.ENOENT}},
+		{"truncate log", func() error { return os.Truncate(ro.path("r", "0", "log"), 0) }, eROFS},
+	} {
+		op.run(t)
+	}
+	checkServedLines(t, ro.path("r", "0", "log"), []string{"a", "b"})
+	ro.stop()
+}
+
+// TestSecondMountRefused: a second mount of a mounted data directory fails
+// with a clear message (Kafka's .lock), and the first keeps working.
+func TestSecondMountRefused(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "data")
+	d := startDaemon(t, data, filepath.Join(root, "mnt"))
+	mnt2 := filepath.Join(root, "mnt2")
+	os.MkdirAll(mnt2, 0o755)
+	cmd := exec.Command(partfsBin, "mount", data, mnt2)
+	done := make(chan error, 1)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("second mount exited 0")
+		}
+		if !strings.Contains(out.String(), ".lock") {
+			t.Errorf("second mount's message does not name .lock:\n%s", out.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		detach(t, mnt2)
+		t.Fatalf("second mount of a mounted data directory kept running:\n%s", out.String())
+	}
+	if isFUSEMount(mnt2) {
+		detach(t, mnt2)
+		t.Errorf("second mount left a mount behind")
+	}
+	mkTopic(t, d, "still", 1)
+	d.stop()
+}
+
+// TestManyTopics: mkdir of many topics (PARTFS_TOPICS; 10,000 with
+// PARTFS_SYSTEST_LONG), all listed, all back after a remount; fds per topic.
+func TestManyTopics(t *testing.T) {
+	n := 2000
+	if long() {
+		n = 10000
+	}
+	n = envInt(t, "PARTFS_TOPICS", n)
+	root := t.TempDir()
+	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	before := d.stats()
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if err := os.Mkdir(d.path(fmt.Sprintf("topic-%05d", i)), 0o755); err != nil {
+			t.Fatalf("mkdir topic %d: %v", i, err)
+		}
+	}
+	took := time.Since(start)
+	after := d.stats()
+	t.Logf("%d topics in %v (%.0f mkdir/s); daemon fds %d -> %d (%.2f per topic), RSS %d -> %d KiB, threads %d -> %d",
+		n, took.Round(time.Millisecond), float64(n)/took.Seconds(), before.fds, after.fds,
+		float64(after.fds-before.fds)/float64(n), before.rssKB, after.rssKB, before.threads, after.threads)
+	appendFile(t, d.path("topic-00007", "0", "log"), "x\n")
+	countTopics(t, d, n)
+	d.stop()
+	start = time.Now()
+	d.restart()
+	t.Logf("remount with %d topics answered in %v", n, time.Since(start).Round(time.Millisecond))
+	countTopics(t, d, n)
+	checkServedLines(t, d.path("topic-00007", "0", "log"), []string{"x"})
+	d.stop()
+}
+
+func countTopics(t *testing.T, d *daemon, n int) {
+	t.Helper()
+	ents, err := os.ReadDir(d.mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "topic-") {
+			got++
+		}
+	}
+	if got != n {
+		t.Errorf("ls shows %d topics, want %d", got, n)
+	}
+}
