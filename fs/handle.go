@@ -24,10 +24,15 @@ type viewHandle struct {
 	mu      sync.Mutex
 	size    int64  // REQUIRES: mu held; size seen at open or last stat
 	limit   int64  // REQUIRES: mu held; end offset seen at open or last stat
-	nextPos int64  // REQUIRES: mu held; file position that cur continues
-	cur     cursor // REQUIRES: mu held
-	buf     []byte // REQUIRES: mu held; render scratch
-	partial []byte // REQUIRES: mu held; written bytes not yet ended by \n
+	nextPos int64  // REQUIRES: mu held; file position of ahead[0]
+	cur     cursor // REQUIRES: mu held; where the rendering after ahead continues
+	// ahead is rendered but not yet delivered (a slice of aheadBuf);
+	// fill is the size of the last rendering.
+	ahead    []byte // REQUIRES: mu held
+	aheadBuf []byte // REQUIRES: mu held
+	fill     int    // REQUIRES: mu held
+	buf      []byte // REQUIRES: mu held; render scratch
+	partial  []byte // REQUIRES: mu held; written bytes not yet ended by \n
 	// failed is the error of a line that failed before its end arrived
 	// (the kernel splits writes larger than max_write, and the writer
 	// retries the rest): every write until that line's newline fails
@@ -64,6 +69,7 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.R
 	defer h.mu.Unlock()
 	h.refresh()
 	if off != h.nextPos {
+		h.ahead, h.fill = nil, 0
 		if off >= h.size {
 			return fuse.ReadResultData(nil), 0
 		}
@@ -71,19 +77,43 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.R
 		if err != nil {
 			return nil, fail(lg, "read", err)
 		}
-		h.cur = cur
+		h.cur, h.nextPos = cur, off
 	}
-	cnt, buf, err := readStream(n.p.log, n.k, &h.cur, dest, h.limit, h.buf)
-	h.buf = buf
-	if err != nil && cnt == 0 {
-		return nil, fail(lg.WithField("offset", h.cur.off), "read", err)
+	if len(h.ahead) == 0 {
+		if err := h.fillAhead(len(dest)); err != nil {
+			return nil, fail(lg.WithField("offset", h.cur.off), "read", err)
+		}
 	}
-	if err != nil {
-		lg.WithError(err).Warn("read stopped early")
-	}
-	h.nextPos = off + int64(cnt)
+	cnt := copy(dest, h.ahead)
+	h.ahead = h.ahead[cnt:]
+	h.nextPos += int64(cnt)
 	n.p.fsys.opt.Metrics.Read(n.p.log.Topic(), n.p.log.Partition(), cnt, 0)
 	return fuse.ReadResultData(dest[:cnt]), 0
+}
+
+// Read-ahead sizes: a sequential reader gets renderings of growing size
+// (fewer backend reads per byte); a random read renders little.
+const (
+	minAhead = 64 << 10
+	maxAhead = 1 << 20
+)
+
+// fillAhead renders the records from h.cur into the read-ahead buffer.
+// REQUIRES: mu held.
+func (h *viewHandle) fillAhead(want int) error {
+	size := min(max(want, minAhead, 2*h.fill), maxAhead)
+	if cap(h.aheadBuf) < size {
+		h.aheadBuf = make([]byte, size)
+	}
+	cnt, buf, err := readStream(h.n.p.log, h.n.k, &h.cur, h.aheadBuf[:size], h.limit, h.buf)
+	h.buf, h.fill, h.ahead = buf, size, h.aheadBuf[:cnt]
+	if err != nil && cnt == 0 {
+		return err
+	}
+	if err != nil {
+		h.n.lg.WithError(err).Debug("read-ahead stopped early; the error comes with the next read")
+	}
+	return nil
 }
 
 // locate finds the cursor of file position off. REQUIRES: mu held.

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -29,5 +30,16 @@ func TestJSONRecordsAccepts(t *testing.T) {
 	}
 	if got := string(appendJSON(nil, &r)); got != `{"offset":0,"timestamp":0,"key_b64":"AP8=","value":"v","headers":[["h","\u0000"]]}` {
 		t.Fatalf("render %s", got)
+	}
+}
+
+func TestAppendStringEscapes(t *testing.T) {
+	for _, in := range []string{"", "plain ascii text here!", "a\"b\\c\nd\te\x01f\x1f", "12345678\"2345678\\", "ünïcødé and more text", "\x7f\x00"} {
+		got := string(appendString(nil, []byte(in)))
+		want, _ := json.Marshal(in)
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil || back != in {
+			t.Errorf("%q -> %s (json.Marshal: %s) err %v", in, got, want, err)
+		}
 	}
 }

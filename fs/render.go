@@ -2,6 +2,7 @@ package fs
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 
@@ -88,11 +89,30 @@ func appendHeaderPart(dst []byte, b []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+const (
+	lo7  = 0x0101010101010101
+	hi7  = 0x8080808080808080
+	quot = 0x2222222222222222
+	bsl  = 0x5c5c5c5c5c5c5c5c
+)
+
+// plainWord reports whether none of 8 bytes needs escaping (no control
+// byte, quote or backslash). False positives only cost the slow path.
+func plainWord(x uint64) bool {
+	ctl := (x - 0x20*lo7) & ^x & hi7
+	q, s := x^quot, x^bsl
+	return ctl|((q-lo7)&^q&hi7)|((s-lo7)&^s&hi7) == 0
+}
+
 // appendString appends b (valid UTF-8) as a JSON string.
 func appendString(dst []byte, b []byte) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(b); i++ {
+		if i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
+			i += 7
+			continue
+		}
 		c := b[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func needFUSE(t *testing.T) {
+func needFUSE(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil && os.Getenv("CI") == "" {
 		t.Skip("no /dev/fuse")
@@ -51,7 +51,7 @@ func (s *syncBuffer) String() string {
 
 // env is a logstore data directory mounted on a temporary directory.
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	data     string
 	dir      string
 	st       *logstore.Store
@@ -68,11 +68,11 @@ type mountOpt struct {
 	defaults map[string]string
 }
 
-func newEnv(t *testing.T, o mountOpt) *env {
+func newEnv(t testing.TB, o mountOpt) *env {
 	return mountAt(t, t.TempDir(), o)
 }
 
-func mountAt(t *testing.T, data string, o mountOpt) *env {
+func mountAt(t testing.TB, data string, o mountOpt) *env {
 	t.Helper()
 	needFUSE(t)
 	e := &env{t: t, data: data, dir: t.TempDir(), logs: &syncBuffer{}}
