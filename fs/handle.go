@@ -230,6 +230,7 @@ func (p *part) append(recs []record.Record) error {
 	if err != nil {
 		return err
 	}
+	p.ly.noteAppend(first, recs, p.fsys.opt.Now().UnixMilli())
 	bytes := 0
 	for i := range recs {
 		bytes += len(recs[i].Value)

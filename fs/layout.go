@@ -58,7 +58,6 @@ type layout struct {
 	mu    sync.Mutex
 	segs  []*segInfo // REQUIRES: mu held; by base, as of the last sync
 	dirty bool       // REQUIRES: mu held; sidecar out of date
-	buf   []byte     // REQUIRES: mu held; scratch for rendering
 }
 
 func newLayout(l partlog.Log, lg *logrus.Entry) *layout {
@@ -176,8 +175,7 @@ func (ly *layout) add(s *segInfo, r *record.Record) {
 		s.lastCk = s.length
 	}
 	s.length[plainKind] += plainLen(r)
-	ly.buf = appendJSON(ly.buf[:0], r)
-	s.length[jsonKind] += int64(len(ly.buf)) + 1
+	s.length[jsonKind] += jsonLen(r) + 1
 	s.next = r.Offset + 1
 }
 
@@ -210,4 +208,43 @@ func (ly *layout) end(k kind) (int64, error) {
 		return 0, err
 	}
 	return last.start[k] + last.length[k], nil
+}
+
+// noteAppend accounts for records just appended at offsets first.. so that
+// a stat after a write does not read them back. It only does so when they
+// surely landed right after what is known of the active segment; else a
+// later scan reads them. Timestamps <= 0 were set to now by the log
+// (13 digits, as is any epoch-ms time between 2001 and 2286); a record
+// with a timestamp of another width is left to the scan, as the log may
+// replace it (LogAppendTime).
+func (ly *layout) noteAppend(first int64, recs []record.Record, now int64) {
+	for i := range recs {
+		if ts := recs[i].Timestamp; ts > 0 && digits(ts) != digits(now) {
+			return
+		}
+	}
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	if len(ly.segs) == 0 {
+		return
+	}
+	s := ly.segs[len(ly.segs)-1]
+	if s.next != first {
+		return
+	}
+	snap, release := ly.log.Segments()
+	last := snap[len(snap)-1]
+	release()
+	if last.Base != s.base || last.ID != s.id || last.Next < first+int64(len(recs)) {
+		return
+	}
+	for i := range recs {
+		r := recs[i]
+		r.Offset = first + int64(i)
+		if r.Timestamp <= 0 {
+			r.Timestamp = now
+		}
+		ly.add(s, &r)
+	}
+	ly.dirty = true
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
 )
 
 func TestJSONRecordsRejects(t *testing.T) {
@@ -40,6 +41,20 @@ func TestAppendStringEscapes(t *testing.T) {
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil || back != in {
 			t.Errorf("%q -> %s (json.Marshal: %s) err %v", in, got, want, err)
+		}
+	}
+}
+
+func TestJSONLenMatchesRendering(t *testing.T) {
+	recs := []record.Record{
+		{},
+		{Offset: 1234567, Timestamp: -1, Key: []byte("k"), Value: []byte("v\"\\\n\x01 text over eight bytes")},
+		{Offset: 9, Timestamp: 1764410400000, Key: []byte{0xff, 0}, Value: []byte{}},
+		{Headers: []record.Header{{Key: "h", Value: nil}, {Key: "\xff", Value: []byte("x\ty")}, {Key: "b", Value: []byte{0xfe}}}},
+	}
+	for i := range recs {
+		if got, want := jsonLen(&recs[i]), int64(len(appendJSON(nil, &recs[i]))); got != want {
+			t.Errorf("record %d: jsonLen %d, rendered %d: %s", i, got, want, appendJSON(nil, &recs[i]))
 		}
 	}
 }

@@ -15,12 +15,11 @@ type cursor struct {
 	skip int
 }
 
-func kindLen(k kind, r *record.Record, buf []byte) (int64, []byte) {
+func kindLen(k kind, r *record.Record) int64 {
 	if k == plainKind {
-		return plainLen(r), buf
+		return plainLen(r)
 	}
-	buf = appendJSON(buf[:0], r)
-	return int64(len(buf)) + 1, buf
+	return jsonLen(r) + 1
 }
 
 // posOf returns the stream position of record off (or of the next
@@ -48,9 +47,7 @@ func (ly *layout) posOf(k kind, off int64) (int64, error) {
 		if r.Offset >= off {
 			return false
 		}
-		var n int64
-		n, ly.buf = kindLen(k, r, ly.buf)
-		pos += n
+		pos += kindLen(k, r)
 		return true
 	})
 	if err != nil {
@@ -98,8 +95,7 @@ func (ly *layout) locate(k kind, pos int64) (cursor, error) {
 	ck := s.ckptBefore(func(c ckpt) bool { return c.pos[k] > rel })
 	at, cur, found := ck.pos[k], cursor{off: s.next}, false
 	err := ly.log.Read(s.snap, ck.off, func(r *record.Record) bool {
-		var n int64
-		n, ly.buf = kindLen(k, r, ly.buf)
+		n := kindLen(k, r)
 		if at+n > rel {
 			cur, found = cursor{off: r.Offset, skip: int(rel - at)}, true
 			return false

@@ -135,3 +135,69 @@ func appendString(dst []byte, b []byte) []byte {
 	dst = append(dst, b[start:]...)
 	return append(dst, '"')
 }
+
+// jsonLen is len(appendJSON(nil, r)) without rendering.
+func jsonLen(r *record.Record) int64 {
+	n := int64(len(`{"offset":,"timestamp":,"headers":[]}`))
+	n += digits(r.Offset) + digits(r.Timestamp)
+	n += fieldLen("key", r.Key) + fieldLen("value", r.Value)
+	for i, h := range r.Headers {
+		if i > 0 {
+			n++
+		}
+		n += 3 + headerPartLen([]byte(h.Key)) + headerPartLen(h.Value)
+	}
+	return n
+}
+
+func digits(v int64) int64 {
+	n := int64(1)
+	if v < 0 {
+		n++
+		v = -v
+	}
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
+}
+
+func fieldLen(name string, b []byte) int64 {
+	n := int64(len(name)) + 4 // ,"name":
+	switch {
+	case b == nil:
+		return n + 4
+	case !utf8.Valid(b):
+		return n + 4 + int64(base64.StdEncoding.EncodedLen(len(b))) + 2
+	}
+	return n + stringLen(b)
+}
+
+func headerPartLen(b []byte) int64 {
+	switch {
+	case b == nil:
+		return 4
+	case !utf8.Valid(b):
+		return int64(len(`{"b64":""}`) + base64.StdEncoding.EncodedLen(len(b)))
+	}
+	return stringLen(b)
+}
+
+// stringLen is the length of appendString(nil, b).
+func stringLen(b []byte) int64 {
+	n := int64(len(b)) + 2
+	for i := 0; i < len(b); i++ {
+		if i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
+			i += 7
+			continue
+		}
+		switch c := b[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}

@@ -121,9 +121,12 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 			return nil, 0, n.p.fsys.refuse(n.lg, "open")
 		}
 	}
-	size, limit, err := n.size()
-	if err != nil {
-		return nil, 0, fail(n.lg, "open", err)
+	var size, limit int64
+	if flags&syscall.O_ACCMODE != syscall.O_WRONLY {
+		var err error
+		if size, limit, err = n.size(); err != nil {
+			return nil, 0, fail(n.lg, "open", err)
+		}
 	}
 	start := n.startOff
 	if n.writable {
