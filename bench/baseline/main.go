@@ -1,0 +1,99 @@
+// Command baseline is the FUSE ceiling partfs is measured against: one
+// go-fuse file that appends every incoming write to a backing file and
+// serves reads from it, every request through the daemon (no passthrough,
+// xattrs off, direct_io like partfs's views).
+//
+//	baseline BACKINGFILE MOUNTPOINT   serves MOUNTPOINT/file until SIGTERM/SIGINT
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+type root struct{ gofs.Inode }
+
+type file struct {
+	gofs.Inode
+	f *os.File
+}
+
+var (
+	_ = (gofs.NodeOnAdder)((*root)(nil))
+	_ = (gofs.NodeOpener)((*file)(nil))
+	_ = (gofs.NodeReader)((*file)(nil))
+	_ = (gofs.NodeWriter)((*file)(nil))
+	_ = (gofs.NodeGetattrer)((*file)(nil))
+	_ = (gofs.NodeSetattrer)((*file)(nil))
+)
+
+var backing *os.File
+
+func (r *root) OnAdd(ctx context.Context) {
+	ch := r.NewPersistentInode(ctx, &file{f: backing}, gofs.StableAttr{Mode: syscall.S_IFREG})
+	r.AddChild("file", ch, false)
+}
+
+func (n *file) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
+	return nil, fuse.FOPEN_DIRECT_IO, 0
+}
+
+func (n *file) Read(ctx context.Context, fh gofs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	k, err := n.f.ReadAt(dest, off)
+	if k == 0 && err != nil {
+		return fuse.ReadResultData(nil), 0
+	}
+	return fuse.ReadResultData(dest[:k]), 0
+}
+
+func (n *file) Write(ctx context.Context, fh gofs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
+	k, err := n.f.Write(data) // O_APPEND: the offset is ignored, as in partfs
+	if err != nil {
+		return 0, gofs.ToErrno(err)
+	}
+	return uint32(k), 0
+}
+
+func (n *file) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	st, err := n.f.Stat()
+	if err != nil {
+		return gofs.ToErrno(err)
+	}
+	out.Mode, out.Size = syscall.S_IFREG|0o644, uint64(st.Size())
+	return 0
+}
+
+func (n *file) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return n.Getattr(ctx, fh, out)
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: baseline BACKINGFILE MOUNTPOINT")
+		os.Exit(2)
+	}
+	var err error
+	backing, err = os.OpenFile(os.Args[1], os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	zero := time.Duration(0)
+	srv, err := gofs.Mount(os.Args[2], &root{}, &gofs.Options{AttrTimeout: &zero, MountOptions: fuse.MountOptions{
+		DisableXAttrs: true, DirectMountStrict: true, MaxWrite: 1 << 20, MaxReadAhead: 1 << 20, Name: "baseline"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() { <-sig; _ = srv.Unmount() }()
+	srv.Wait()
+}

@@ -1,0 +1,305 @@
+// Command fsbench measures partfs's filesystem against a minimal go-fuse
+// baseline (bench/baseline) in the same run, and prints each figure with
+// its ratio to the baseline or to the issue's target. bench/run.sh builds
+// both and runs it.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+var (
+	partfsBin   = flag.String("partfs", "bin/partfs", "partfs binary")
+	baselineBin = flag.String("baseline", "bin/fsbench-baseline", "baseline binary")
+	work        = flag.String("work", "", "work directory (default: a new temp dir)")
+	sizeMiB     = flag.Int("size", 1024, "MiB of input lines")
+	samples     = flag.Int("samples", 200, "random lookups per latency figure")
+	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
+)
+
+func main() {
+	flag.Parse()
+	dir := *work
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "fsbench"); err != nil {
+			die(err)
+		}
+		defer os.RemoveAll(dir)
+	}
+	in := filepath.Join(dir, "input.txt")
+	lines := genInput(in, int64(*sizeMiB)<<20)
+	size := fileSize(in)
+	fmt.Printf("input: %d lines of 100 bytes + newline, %.2f GiB\n", lines, float64(size)/(1<<30))
+
+	bw, br := runBaseline(dir, in, size)
+	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat >> file (write)", bw)
+	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat file > /dev/null (read)", br)
+	runPartfs(dir, in, size, lines, bw, br)
+}
+
+func die(err error) {
+	fmt.Fprintln(os.Stderr, "fsbench:", err)
+	os.Exit(1)
+}
+
+// genInput writes 100-byte lines ("%010d" + filler) up to n bytes.
+func genInput(path string, n int64) int64 {
+	f, err := os.Create(path)
+	if err != nil {
+		die(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	filler := strings.Repeat("abcdefghij", 9)
+	var i int64
+	for ; i*101 < n; i++ {
+		fmt.Fprintf(w, "%010d%s\n", i, filler)
+	}
+	if err := w.Flush(); err != nil {
+		die(err)
+	}
+	f.Close()
+	return i
+}
+
+func fileSize(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		die(err)
+	}
+	return st.Size()
+}
+
+func sh(script string) time.Duration {
+	start := time.Now()
+	out, err := exec.Command("bash", "-c", script).CombinedOutput()
+	if err != nil {
+		die(fmt.Errorf("%s: %v: %s", script, err, out))
+	}
+	return time.Since(start)
+}
+
+func mbps(n int64, d time.Duration) float64 { return float64(n) / d.Seconds() / 1e6 }
+
+// daemon starts a mount daemon and waits for the mount.
+func daemon(mnt string, args ...string) *exec.Cmd {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr, cmd.Stdout = os.Stderr, nil
+	if err := cmd.Start(); err != nil {
+		die(err)
+	}
+	for i := 0; i < 600; i++ {
+		b, _ := os.ReadFile("/proc/mounts")
+		if strings.Contains(string(b), " "+mnt+" fuse") {
+			return cmd
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	die(fmt.Errorf("%s did not mount", mnt))
+	return nil
+}
+
+func stop(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+}
+
+func runBaseline(dir, in string, size int64) (w, r float64) {
+	mnt := filepath.Join(dir, "bmnt")
+	_ = os.MkdirAll(mnt, 0o755)
+	backing := filepath.Join(dir, "backing")
+	cmd := daemon(mnt, *baselineBin, backing, mnt)
+	defer func() { stop(cmd); os.Remove(backing) }()
+	w = mbps(size, sh("cat "+in+" >> "+mnt+"/file"))
+	r = mbps(size, sh("cat "+mnt+"/file > /dev/null"))
+	return w, r
+}
+
+func ratio(v, base float64) string { return fmt.Sprintf("%.2fx", v/base) }
+
+func runPartfs(dir, in string, size, lines int64, bw, br float64) {
+	mnt, data := filepath.Join(dir, "pmnt"), filepath.Join(dir, "data")
+	_ = os.MkdirAll(mnt, 0o755)
+	_ = os.MkdirAll(data, 0o755)
+	cmd := daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
+	sh("mkdir " + mnt + "/t")
+	log := mnt + "/t/0/log"
+	w := mbps(size, sh("cat "+in+" >> "+log))
+	fmt.Printf("%-44s %8.0f MB/s  %s of baseline (target >= 0.7x)\n", "partfs: cat >> log (write)", w, ratio(w, bw))
+	r := mbps(size, sh("cat "+log+" > /dev/null"))
+	fmt.Printf("%-44s %8.0f MB/s  %s of baseline (target >= 0.7x)\n", "partfs: cat log > /dev/null", r, ratio(r, br))
+	jsize := int64(0)
+	d := timeIt(func() { jsize = countBytes(log + ".jsonl") })
+	fmt.Printf("%-44s %8.0f MB/s  %s of baseline (target >= 0.7x)\n", "partfs: cat log.jsonl > /dev/null", mbps(jsize, d), ratio(mbps(jsize, d), br))
+
+	headLatency(log, lines)
+	ddLatency(log, size)
+	tailLatency(mnt + "/t/0")
+	stop(cmd)
+
+	start := time.Now()
+	cmd = daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
+	sh("stat " + log + " > /dev/null && tail -c 101 " + log + " > /dev/null")
+	fmt.Printf("%-44s %8.0f ms   (1 GiB-class log, clean shutdown before)\n", "partfs: clean remount to first tail -c", float64(time.Since(start).Milliseconds()))
+	stop(cmd)
+	rssIdle(dir)
+}
+
+func timeIt(f func()) time.Duration {
+	start := time.Now()
+	f()
+	return time.Since(start)
+}
+
+func countBytes(path string) int64 {
+	out, err := exec.Command("bash", "-c", "cat "+path+" | wc -c").Output()
+	if err != nil {
+		die(err)
+	}
+	n, _ := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	return n
+}
+
+func percentiles(ds []time.Duration) (p50, p95 time.Duration) {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2], ds[len(ds)*95/100]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// headLatency: `head -1 @offset/N` for random N, as a process and as
+// open+read+close in this process (the filesystem's share).
+func headLatency(log string, lines int64) {
+	rng := rand.New(rand.NewSource(1))
+	var proc, inproc []time.Duration
+	buf := make([]byte, 4096)
+	for i := 0; i < *samples; i++ {
+		n := rng.Int63n(lines)
+		p := fmt.Sprintf("%s/../@offset/%d", filepath.Dir(log)+"/log", n)
+		p = filepath.Join(filepath.Dir(log), "@offset", strconv.FormatInt(n, 10))
+		start := time.Now()
+		out, err := exec.Command("head", "-1", p).Output()
+		proc = append(proc, time.Since(start))
+		if err != nil || !strings.HasPrefix(string(out), fmt.Sprintf("%010d", n)) {
+			die(fmt.Errorf("head -1 %s = %q, %v", p, out, err))
+		}
+		start = time.Now()
+		f, err := os.Open(p)
+		if err != nil {
+			die(err)
+		}
+		_, _ = f.Read(buf)
+		f.Close()
+		inproc = append(inproc, time.Since(start))
+	}
+	p50, p95 := percentiles(proc)
+	fmt.Printf("%-44s p50 %.2f ms p95 %.2f ms (target p50 <= 2, p95 <= 5)\n", "partfs: head -1 @offset/N (process)", ms(p50), ms(p95))
+	p50, p95 = percentiles(inproc)
+	fmt.Printf("%-44s p50 %.2f ms p95 %.2f ms\n", "partfs: open+read+close @offset/N", ms(p50), ms(p95))
+}
+
+// ddLatency: a 4 KiB read at a random position on a fresh open (like dd
+// skip=P), near the start and near the end: latency independent of P.
+func ddLatency(log string, size int64) {
+	rng := rand.New(rand.NewSource(2))
+	buf := make([]byte, 4096)
+	measure := func(lo, hi int64) (time.Duration, time.Duration) {
+		var ds []time.Duration
+		for i := 0; i < *samples; i++ {
+			p := lo + rng.Int63n(hi-lo)
+			start := time.Now()
+			f, err := os.Open(log)
+			if err != nil {
+				die(err)
+			}
+			if _, err := f.ReadAt(buf, p); err != nil {
+				die(err)
+			}
+			f.Close()
+			ds = append(ds, time.Since(start))
+		}
+		return percentiles(ds)
+	}
+	a50, a95 := measure(0, size/10)
+	b50, b95 := measure(size*9/10, size-8192)
+	fmt.Printf("%-44s first 10%%: p50 %.2f p95 %.2f ms; last 10%%: p50 %.2f p95 %.2f ms (ratio %.2f)\n",
+		"partfs: dd skip=P (open+pread 4 KiB)", ms(a50), ms(a95), ms(b50), ms(b95), float64(b50)/float64(a50))
+}
+
+// tailLatency: time from an append returning to `tail -f` printing it.
+func tailLatency(part string) {
+	for _, args := range [][]string{{"-f"}, {"-s", "0.1", "-f"}} {
+		cmd := exec.Command("tail", append([]string{"-n", "0"}, append(args, part+"/log")...)...)
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			die(err)
+		}
+		r := bufio.NewReader(out)
+		time.Sleep(1500 * time.Millisecond)
+		var worst, sum time.Duration
+		const n = 5
+		for i := 0; i < n; i++ {
+			line := fmt.Sprintf("tail-probe-%d-%d", i, time.Now().UnixNano())
+			f, err := os.OpenFile(part+"/log", os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				die(err)
+			}
+			start := time.Now()
+			_, _ = f.WriteString(line + "\n")
+			f.Close()
+			for {
+				s, err := r.ReadString('\n')
+				if err != nil {
+					die(err)
+				}
+				if strings.TrimSpace(s) == line {
+					break
+				}
+			}
+			d := time.Since(start)
+			worst, sum = max(worst, d), sum+d
+			time.Sleep(time.Duration(rand.Intn(700)) * time.Millisecond)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		target := "1.1 s"
+		if len(args) > 1 {
+			target = "150 ms"
+		}
+		fmt.Printf("%-44s mean %.0f ms, worst %.0f ms (target <= %s)\n", "partfs: tail "+strings.Join(args, " ")+" latency", ms(sum/n), ms(worst), target)
+	}
+}
+
+// rssIdle mounts a fresh directory, creates partitions, touches each one,
+// and reads the daemon's resident set size.
+func rssIdle(dir string) {
+	mnt, data := filepath.Join(dir, "rmnt"), filepath.Join(dir, "rdata")
+	_ = os.MkdirAll(mnt, 0o755)
+	_ = os.MkdirAll(data, 0o755)
+	cmd := daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
+	defer stop(cmd)
+	sh(fmt.Sprintf("mkdir %s/t && for i in $(seq 1 %d); do mkdir %s/t/$i; done", mnt, *parts-1, mnt))
+	sh(fmt.Sprintf("for i in $(seq 0 %d); do echo x >> %s/t/$i/log; stat %s/t/$i/log > /dev/null; done", *parts-1, mnt, mnt))
+	time.Sleep(2 * time.Second)
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		die(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
+			fmt.Printf("%-44s %8.0f MB   %.2fx of the 200 MB budget\n", fmt.Sprintf("partfs: RSS, %d partitions idle", *parts), float64(kb)/1024, float64(kb)/1024/200)
+		}
+	}
+}
