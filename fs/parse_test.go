@@ -3,6 +3,8 @@ package fs
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/partfs/partfs/partlog"
@@ -55,6 +57,20 @@ func TestJSONLenMatchesRendering(t *testing.T) {
 	for i := range recs {
 		if got, want := jsonLen(&recs[i]), int64(len(appendJSON(nil, &recs[i]))); got != want {
 			t.Errorf("record %d: jsonLen %d, rendered %d: %s", i, got, want, appendJSON(nil, &recs[i]))
+		}
+	}
+}
+
+func TestDigitsAndPlainASCII(t *testing.T) {
+	for _, v := range []int64{0, 9, 10, -1, -10, 1764410400000, 999999999999999999, 1<<63 - 1, -1 << 63} {
+		if got, want := digits(v), int64(len(strconv.FormatInt(v, 10))); got != want {
+			t.Errorf("digits(%d) = %d, want %d", v, got, want)
+		}
+	}
+	long := strings.Repeat("abcdefgh", 9)
+	for in, want := range map[string]bool{"": true, long: true, long + "\"": false, long + "\x01": false, "é" + long: false, long[:33] + "\\" + long: false} {
+		if got := plainASCII([]byte(in)); got != want {
+			t.Errorf("plainASCII(%q) = %v", in, got)
 		}
 	}
 }

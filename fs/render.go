@@ -66,6 +66,11 @@ func appendField(dst []byte, name string, b []byte) []byte {
 	if b == nil {
 		return append(dst, `":null`...)
 	}
+	if plainASCII(b) {
+		dst = append(dst, `":"`...)
+		dst = append(dst, b...)
+		return append(dst, '"')
+	}
 	if !utf8.Valid(b) {
 		dst = append(dst, `_b64":"`...)
 		dst = base64.StdEncoding.AppendEncode(dst, b)
@@ -150,14 +155,21 @@ func jsonLen(r *record.Record) int64 {
 	return n
 }
 
+var pow10 = [...]int64{1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
+
+// digits is the length of strconv.FormatInt(v, 10).
 func digits(v int64) int64 {
 	n := int64(1)
 	if v < 0 {
-		n++
-		v = -v
+		if v == -v { // math.MinInt64
+			return 20
+		}
+		n, v = 2, -v
 	}
-	for v >= 10 {
-		v /= 10
+	for _, p := range pow10 {
+		if v < p {
+			return n
+		}
 		n++
 	}
 	return n
@@ -165,6 +177,9 @@ func digits(v int64) int64 {
 
 func fieldLen(name string, b []byte) int64 {
 	n := int64(len(name)) + 4 // ,"name":
+	if plainASCII(b) {
+		return n + int64(len(b)) + 2
+	}
 	switch {
 	case b == nil:
 		return n + 4
@@ -182,6 +197,41 @@ func headerPartLen(b []byte) int64 {
 		return int64(len(`{"b64":""}`) + base64.StdEncoding.EncodedLen(len(b)))
 	}
 	return stringLen(b)
+}
+
+// plainASCII reports whether b is non-nil ASCII that needs no escaping
+// (so its JSON string is b in quotes), 32 bytes at a time.
+func plainASCII(b []byte) bool {
+	if b == nil {
+		return false
+	}
+	for len(b) >= 32 {
+		w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		w2, w3 := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
+		if special(w0)|special(w1)|special(w2)|special(w3) != 0 {
+			return false
+		}
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		if special(binary.LittleEndian.Uint64(b)) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// special has a high bit set where a byte of x may be non-ASCII, a
+// control byte, a quote or a backslash (false positives possible).
+func special(x uint64) uint64 {
+	q, s := x^quot, x^bsl
+	return (x & hi7) | ((x - 0x20*lo7) & ^x & hi7) | ((q - lo7) & ^q & hi7) | ((s - lo7) & ^s & hi7)
 }
 
 // stringLen is the length of appendString(nil, b).
