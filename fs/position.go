@@ -113,7 +113,9 @@ func (ly *layout) locate(k kind, pos int64) (cursor, error) {
 }
 
 // readStream renders records from cur into dst, for records with offsets
-// below limit, and advances cur. It never reads the layout.
+// below limit, and advances cur. It fills dst with whole records, and
+// splits a record only when it alone does not fit (or cur starts inside
+// it). It never reads the layout.
 func readStream(l partlog.Log, k kind, cur *cursor, dst []byte, limit int64, buf []byte) (int, []byte, error) {
 	snap, release := l.Segments()
 	defer release()
@@ -137,6 +139,12 @@ func readStream(l partlog.Log, k kind, cur *cursor, dst []byte, limit int64, buf
 			}
 			buf = render(buf[:0], k, r)
 			b := buf[min(cur.skip, len(buf)):]
+			if cur.skip == 0 && n > 0 && len(b) > len(dst)-n {
+				// Stop at a record boundary: a record is split only
+				// when it alone is larger than dst.
+				cur.off, full = r.Offset, true
+				return false
+			}
 			c := copy(dst[n:], b)
 			n += c
 			if c < len(b) {
