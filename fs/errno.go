@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -54,6 +55,12 @@ func fail(lg *logrus.Entry, op string, err error) syscall.Errno {
 	}
 	lg.WithFields(logrus.Fields{"op": op, "errno": e.Error()}).WithError(err).Log(lvl, "request failed")
 	return e
+}
+
+// observe counts a request and its latency in .metrics. Use as
+// `defer f.observe("op", time.Now(), &errno)`.
+func (f *FS) observe(op string, start time.Time, errno *syscall.Errno) {
+	f.opt.Metrics.ObserveOp(op, start, uintptr(*errno))
 }
 
 // guard turns a panic in a handler into EIO and a log line. Use as

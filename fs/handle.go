@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"syscall"
+	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -64,6 +65,7 @@ func (h *viewHandle) refresh() {
 func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.ReadResult, errno syscall.Errno) {
 	n := h.n
 	lg := n.lg.WithField("pos", off)
+	defer n.p.fsys.observe("read", time.Now(), &errno)
 	defer guard(lg, "read", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -106,7 +108,13 @@ func (h *viewHandle) fillAhead(want int) error {
 		h.aheadBuf = make([]byte, size)
 	}
 	cnt, buf, err := readStream(h.n.p.log, h.n.k, &h.cur, h.aheadBuf[:size], h.limit, h.buf)
-	h.buf, h.fill, h.ahead = buf, size, h.aheadBuf[:cnt]
+	h.buf, h.ahead = buf, h.aheadBuf[:cnt]
+	// Grow only while renderings come back full: a follower reading a
+	// few new records at a time keeps a small buffer.
+	h.fill = 0
+	if cnt > size/2 {
+		h.fill = size
+	}
 	if err != nil && cnt == 0 {
 		return err
 	}
@@ -139,6 +147,7 @@ func (h *viewHandle) locate(off int64) (cursor, error) {
 // Write appends the complete lines of data (SPEC §4), ignoring off.
 func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
 	lg := h.n.lg.WithField("op", "write")
+	defer h.n.p.fsys.observe("write", time.Now(), &errno)
 	defer guard(lg, "write", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()

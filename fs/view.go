@@ -76,6 +76,7 @@ func (n *viewNode) seenNow() (size, limit int64) {
 }
 
 func (n *viewNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
+	defer n.p.fsys.observe("getattr", time.Now(), &errno)
 	defer guard(n.lg, "getattr", &errno)
 	size, limit, err := n.size()
 	if err != nil {
@@ -111,6 +112,7 @@ func (n *viewNode) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.Set
 }
 
 func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _ uint32, errno syscall.Errno) {
+	defer n.p.fsys.observe("open", time.Now(), &errno)
 	defer guard(n.lg, "open", &errno)
 	writing := flags&syscall.O_ACCMODE != syscall.O_RDONLY
 	if writing || flags&syscall.O_TRUNC != 0 {

@@ -47,6 +47,7 @@ func (d *windowDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno)
 
 func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
 	lg := d.p.lg.WithField("file", name)
+	defer d.p.fsys.observe("lookup", time.Now(), &errno)
 	defer guard(lg, "lookup", &errno)
 	k, spec := plainKind, name
 	if s, ok := strings.CutSuffix(name, ".jsonl"); ok {

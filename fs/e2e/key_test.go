@@ -47,4 +47,21 @@ func TestMetricsFile(t *testing.T) {
 	if got := e.sh("cat .metrics"); !strings.Contains(got, `partfs_appended_records_total{partition="0",topic="t"} 5`) {
 		t.Fatalf(".metrics lacks the append counter:\n%s", got)
 	}
+	if got := e.sh("cat .metrics"); !strings.Contains(got, `partfs_fuse_operations_total{op="read"}`) {
+		t.Fatalf(".metrics lacks FUSE operation counts")
+	}
+}
+
+// TestConfigPersistsAcrossMounts: config writes survive a remount; mount
+// --config defaults show where the topic sets nothing.
+func TestConfigPersistsAcrossMounts(t *testing.T) {
+	data := t.TempDir()
+	e := mountAt(t, data, mountOpt{})
+	e.sh("mkdir t && echo retention.ms=12345 >> t/config")
+	e.unmount()
+	r := mountAt(t, data, mountOpt{defaults: map[string]string{"retention.ms": "999", "segment.bytes": "1048576"}})
+	got := r.sh("grep -E '^(retention.ms|segment.bytes)=' t/config")
+	if got != "segment.bytes=1048576\nretention.ms=12345\n" && got != "retention.ms=12345\nsegment.bytes=1048576\n" {
+		t.Fatalf("config after remount: %q", got)
+	}
 }
