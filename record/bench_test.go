@@ -70,7 +70,7 @@ func kmsgEncode(dst, area []byte, recs []Record) ([]byte, []byte) {
 }
 
 func recordLenNoPrefix(r *Record, ts int64, i int) int {
-	n, _ := recordBodyLen(r, ts, i)
+	n, _ := recordBodyLen(r, ts, int64(i))
 	return n
 }
 
@@ -174,7 +174,7 @@ var benchCodecs = []Codec{Gzip, Snappy, LZ4, Zstd}
 // uncompressed bytes.
 func BenchmarkEncodeCodec(b *testing.B) {
 	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp)
+	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
 	for _, c := range benchCodecs {
 		b.Run(c.String(), func(b *testing.B) {
 			lib := codecLib(c)
@@ -193,7 +193,7 @@ func BenchmarkEncodeCodec(b *testing.B) {
 // codec library alone decompressing the same payload.
 func BenchmarkDecodeCodec(b *testing.B) {
 	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp)
+	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
 	for _, c := range benchCodecs {
 		b.Run(c.String(), func(b *testing.B) {
 			var e Encoder
@@ -259,7 +259,7 @@ func libBlocks(c Codec, dst, src []byte) []byte {
 // and bound: Decoder.Decompressed) vs the codec library on the same payload.
 func BenchmarkDecompress(b *testing.B) {
 	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp)
+	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
 	for _, c := range benchCodecs {
 		b.Run(c.String(), func(b *testing.B) {
 			var e Encoder
@@ -291,7 +291,7 @@ func BenchmarkDecompress(b *testing.B) {
 // codec library on the same records area.
 func BenchmarkCompress(b *testing.B) {
 	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp)
+	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
 	for _, c := range benchCodecs {
 		b.Run(c.String(), func(b *testing.B) {
 			var cs compressors

@@ -20,8 +20,14 @@ type BatchOptions struct {
 	DeleteHorizonMs int64
 
 	// For the cleaner, which keeps the original batch's identity:
+	// KeepOffsets writes each Record.Offset (offset delta = Offset -
+	// baseOffset) instead of baseOffset+i, so a batch can keep the gaps
+	// of removed records. Offsets must increase and lie in
+	// [baseOffset, baseOffset+MaxInt32].
+	KeepOffsets bool
 	// LastOffsetDelta > 0 overrides the delta (the batch keeps its last
-	// offset although records were removed).
+	// offset although records were removed); it must not be below the
+	// last record's delta.
 	LastOffsetDelta      int32
 	Control              bool
 	Transactional        bool
@@ -46,22 +52,26 @@ var errTooLarge = errors.New("record: batch larger than 2 GiB")
 
 // AppendBatch appends one V2 batch holding recs to dst and returns the
 // extended slice. Record i gets offset baseOffset+i (Record.Offset is
-// ignored); timestamps are used as given (baseTimestamp = the first,
-// maxTimestamp = the largest). On error dst is returned with its original
-// length.
+// ignored) unless opt.KeepOffsets; timestamps are used as given
+// (baseTimestamp = the first, maxTimestamp = the largest). On error dst is
+// returned with its original length.
 func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt BatchOptions) ([]byte, error) {
 	if !opt.Codec.valid() {
 		return dst, fmt.Errorf("record: cannot encode with codec %d", opt.Codec)
 	}
+	lastDelta, err := lastOffsetDelta(baseOffset, recs, &opt)
+	if err != nil {
+		return dst, err
+	}
 	start := len(dst)
 	baseTs, maxTs := batchTimestamps(recs, opt)
 	dst = append(dst, make([]byte, BatchHeaderSize)...)
-	var err error
+	deltas := offsetDeltas{keep: opt.KeepOffsets, base: baseOffset}
 	if opt.Codec == None || len(recs) == 0 { // Kafka writes empty batches uncompressed
 		opt.Codec = None
-		dst, err = appendRecords(dst, recs, baseTs)
+		dst, err = appendRecords(dst, recs, baseTs, deltas)
 	} else {
-		e.raw, err = appendRecords(e.raw[:0], recs, baseTs)
+		e.raw, err = appendRecords(e.raw[:0], recs, baseTs, deltas)
 		if err == nil {
 			dst, err = e.cmp.compress(dst, e.raw, opt.Codec)
 		}
@@ -72,7 +82,7 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 	if err != nil {
 		return dst[:start], err
 	}
-	writeHeader(dst[start:], baseOffset, len(recs), baseTs, maxTs, &opt)
+	writeHeader(dst[start:], baseOffset, len(recs), lastDelta, baseTs, maxTs, &opt)
 	return dst, nil
 }
 
@@ -97,18 +107,11 @@ func batchTimestamps(recs []Record, opt BatchOptions) (base, max int64) {
 }
 
 // writeHeader fills the 61-byte header at b[0:] and the CRC over b[21:].
-func writeHeader(b []byte, baseOffset int64, n int, baseTs, maxTs int64, opt *BatchOptions) {
+func writeHeader(b []byte, baseOffset int64, n int, lastDelta int32, baseTs, maxTs int64, opt *BatchOptions) {
 	be := binary.BigEndian
 	pid, epoch, seq, ple := int64(-1), int16(-1), int32(-1), int32(-1)
 	if opt.KeepProducer {
 		pid, epoch, seq, ple = opt.ProducerID, opt.ProducerEpoch, opt.BaseSequence, opt.PartitionLeaderEpoch
-	}
-	lastDelta := int32(n - 1)
-	if opt.LastOffsetDelta > 0 {
-		lastDelta = opt.LastOffsetDelta
-	}
-	if n == 0 && opt.LastOffsetDelta <= 0 {
-		lastDelta = 0
 	}
 	be.PutUint64(b[0:], uint64(baseOffset))
 	be.PutUint32(b[8:], uint32(len(b)-LogOverhead))
@@ -143,17 +146,21 @@ func attributes(opt *BatchOptions) int16 {
 }
 
 // appendRecords appends the records area (uncompressed) to b.
-func appendRecords(b []byte, recs []Record, baseTs int64) ([]byte, error) {
+func appendRecords(b []byte, recs []Record, baseTs int64, deltas offsetDeltas) ([]byte, error) {
 	for i := range recs {
 		r := &recs[i]
-		body, err := recordBodyLen(r, r.Timestamp-baseTs, i)
+		offDelta := int64(i)
+		if deltas.keep {
+			offDelta = r.Offset - deltas.base
+		}
+		body, err := recordBodyLen(r, r.Timestamp-baseTs, offDelta)
 		if err != nil {
 			return b, err
 		}
 		b = appendVarint(b, int64(body))
 		b = append(b, 0) // attributes
 		b = appendVarint(b, r.Timestamp-baseTs)
-		b = appendVarint(b, int64(i))
+		b = appendVarint(b, offDelta)
 		b = appendBytesField(b, r.Key)
 		b = appendBytesField(b, r.Value)
 		b = appendVarint(b, int64(len(r.Headers)))
@@ -177,8 +184,8 @@ func appendBytesField(b, v []byte) []byte {
 }
 
 // recordBodyLen is the record's length field: its bytes after that field.
-func recordBodyLen(r *Record, tsDelta int64, offDelta int) (int, error) {
-	n := 1 + varintLen(tsDelta) + varintLen(int64(offDelta))
+func recordBodyLen(r *Record, tsDelta, offDelta int64) (int, error) {
+	n := 1 + varintLen(tsDelta) + varintLen(offDelta)
 	n += bytesFieldLen(r.Key) + bytesFieldLen(r.Value) + varintLen(int64(len(r.Headers)))
 	for j := range r.Headers {
 		h := &r.Headers[j]

@@ -53,7 +53,8 @@ func FuzzScanner(f *testing.F) {
 }
 
 // FuzzV2 decodes V2 batches; whatever decodes is re-encoded and must
-// decode to the same records.
+// decode to the same records; re-encoded with KeepOffsets it keeps their
+// offsets, or is refused when they do not increase.
 func FuzzV2(f *testing.F) {
 	addFixtureSeeds(f, func(b []byte) bool { return len(b) > 16 && b[16] == 2 })
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -79,7 +80,34 @@ func FuzzV2(f *testing.F) {
 				t.Fatalf("record %d changed: %+v -> %+v", i, recs[i], back[i])
 			}
 		}
+		checkKeptOffsets(t, &e, recs)
 	})
+}
+
+// checkKeptOffsets re-encodes recs with KeepOffsets: increasing offsets
+// come back as they were, others are an error.
+func checkKeptOffsets(t *testing.T, e *Encoder, recs []Record) {
+	increasing := true
+	for i := 1; i < len(recs); i++ {
+		d := recs[i].Offset - recs[0].Offset
+		increasing = increasing && recs[i].Offset > recs[i-1].Offset && d >= 0 && d <= 1<<31-1
+	}
+	kept, err := e.AppendBatch(nil, recs[0].Offset, recs, BatchOptions{KeepOffsets: true, Codec: LZ4})
+	if err != nil {
+		if increasing {
+			t.Fatalf("kept offsets refused: %v", err)
+		}
+		return
+	}
+	back, err := fuzzDecode(kept)
+	if !increasing || err != nil || len(back) != len(recs) {
+		t.Fatalf("kept offsets: increasing=%v, %d records, %v", increasing, len(back), err)
+	}
+	for i := range back {
+		if back[i].Offset != recs[i].Offset {
+			t.Fatalf("record %d at offset %d, want %d", i, back[i].Offset, recs[i].Offset)
+		}
+	}
 }
 
 // FuzzLegacy decodes V0/V1 message sets, including compressed wrappers.
@@ -103,7 +131,7 @@ func FuzzLegacy(f *testing.F) {
 func FuzzRecordParsers(f *testing.F) {
 	recs := sampleRecords()
 	for i := range recs[:4] {
-		area, _ := appendRecords(nil, recs[i:i+1], 0)
+		area, _ := appendRecords(nil, recs[i:i+1], 0, offsetDeltas{})
 		f.Add(area)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
