@@ -29,11 +29,13 @@ type viewHandle struct {
 	cur     cursor // REQUIRES: mu held; where the rendering after ahead continues
 	// ahead is rendered but not yet delivered (a slice of aheadBuf);
 	// fill is the size of the last rendering.
-	ahead    []byte // REQUIRES: mu held
-	aheadBuf []byte // REQUIRES: mu held
-	fill     int    // REQUIRES: mu held
-	buf      []byte // REQUIRES: mu held; render scratch
-	partial  []byte // REQUIRES: mu held; written bytes not yet ended by \n
+	ahead    []byte    // REQUIRES: mu held
+	aheadBuf []byte    // REQUIRES: mu held
+	fill     int       // REQUIRES: mu held
+	spare    []byte    // REQUIRES: mu held; a buffer for the next prefetch
+	pf       *prefetch // REQUIRES: mu held; the running prefetch, if any
+	buf      []byte    // REQUIRES: mu held; render scratch
+	partial  []byte    // REQUIRES: mu held; written bytes not yet ended by \n
 	// failed is the error of a line that failed before its end arrived
 	// (the kernel splits writes larger than max_write, and the writer
 	// retries the rest): every write until that line's newline fails
@@ -47,6 +49,7 @@ var (
 	_ = (gofs.FileFlusher)((*viewHandle)(nil))
 	_ = (gofs.FileFsyncer)((*viewHandle)(nil))
 	_ = (gofs.FileGetattrer)((*viewHandle)(nil))
+	_ = (gofs.FileReleaser)((*viewHandle)(nil))
 )
 
 func (h *viewHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
@@ -71,6 +74,7 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.R
 	defer h.mu.Unlock()
 	h.refresh()
 	if off != h.nextPos {
+		h.dropPrefetch()
 		h.ahead, h.fill = nil, 0
 		if off >= h.size {
 			return fuse.ReadResultData(nil), 0
@@ -100,9 +104,27 @@ const (
 	maxAhead = 1 << 20
 )
 
-// fillAhead renders the records from h.cur into the read-ahead buffer.
+// fillAhead renders the records from h.cur into the read-ahead buffer,
+// taking the result of a prefetch when one is running. A reader whose
+// renderings come back full gets the next one prefetched in the
+// background, so rendering overlaps the kernel round trips.
 // REQUIRES: mu held.
 func (h *viewHandle) fillAhead(want int) error {
+	if pf := h.takePrefetch(); pf != nil {
+		if pf.cnt > 0 || pf.err != nil {
+			h.spare, h.aheadBuf, h.ahead, h.cur = h.aheadBuf, pf.buf, pf.buf[:pf.cnt], pf.cur
+			if pf.cnt == 0 {
+				return pf.err
+			}
+			if pf.err != nil {
+				h.n.lg.WithError(pf.err).Debug("prefetch stopped early; the error comes with the next read")
+			} else if pf.cnt > len(pf.buf)/2 {
+				h.startPrefetch(len(pf.buf))
+			}
+			return nil
+		}
+		h.spare = pf.buf
+	}
 	size := min(max(want, minAhead, 2*h.fill), maxAhead)
 	if cap(h.aheadBuf) < size {
 		h.aheadBuf = make([]byte, size)
@@ -114,6 +136,9 @@ func (h *viewHandle) fillAhead(want int) error {
 	h.fill = 0
 	if cnt > size/2 {
 		h.fill = size
+		if err == nil && size == maxAhead {
+			h.startPrefetch(size)
+		}
 	}
 	if err != nil && cnt == 0 {
 		return err
@@ -122,6 +147,67 @@ func (h *viewHandle) fillAhead(want int) error {
 		h.n.lg.WithError(err).Debug("read-ahead stopped early; the error comes with the next read")
 	}
 	return nil
+}
+
+// prefetch is a rendering running in the background for a handle.
+type prefetch struct {
+	done    chan struct{}
+	buf     []byte
+	scratch []byte
+	cur     cursor
+	cnt     int
+	err     error
+}
+
+// startPrefetch renders the next size bytes after h.cur in a goroutine.
+// REQUIRES: mu held, no prefetch running.
+func (h *viewHandle) startPrefetch(size int) {
+	buf := h.spare
+	h.spare = nil
+	if cap(buf) < size {
+		buf = make([]byte, size)
+	}
+	pf := &prefetch{done: make(chan struct{}), buf: buf[:size], cur: h.cur}
+	l, k, limit := h.n.p.log, h.n.k, h.limit
+	h.pf = pf
+	go func() {
+		defer close(pf.done)
+		defer func() {
+			if v := recover(); v != nil {
+				pf.cnt, pf.err = 0, fmt.Errorf("prefetch panicked: %v", v)
+			}
+		}()
+		pf.cnt, pf.scratch, pf.err = readStream(l, k, &pf.cur, pf.buf, limit, pf.scratch)
+	}()
+}
+
+// takePrefetch waits for the running prefetch, if any, and detaches it.
+// REQUIRES: mu held.
+func (h *viewHandle) takePrefetch() *prefetch {
+	pf := h.pf
+	if pf == nil {
+		return nil
+	}
+	<-pf.done
+	h.pf = nil
+	return pf
+}
+
+// dropPrefetch discards a running prefetch (the reader moved elsewhere).
+// REQUIRES: mu held.
+func (h *viewHandle) dropPrefetch() {
+	if pf := h.takePrefetch(); pf != nil {
+		h.spare = pf.buf
+	}
+}
+
+// Release waits for a running prefetch so no goroutine outlives the handle.
+func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dropPrefetch()
+	h.ahead, h.aheadBuf, h.spare = nil, nil, nil
+	return 0
 }
 
 // locate finds the cursor of file position off. REQUIRES: mu held.
