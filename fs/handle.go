@@ -245,11 +245,8 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 		lg.WithError(err).Debug("rest of a refused line refused too")
 		return 0, toErrno(err)
 	}
-	buf := data
-	if len(h.partial) > 0 {
-		buf = append(append([]byte(nil), h.partial...), data...)
-	}
-	recs, rest, err := h.parse(buf)
+	held := len(h.partial) > 0
+	recs, rest, err := h.parseWrite(data)
 	if err == nil {
 		err = h.n.p.append(recs)
 	}
@@ -257,13 +254,36 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 		// The held partial line belonged to the failed lines: drop it
 		// so close does not fail again on it.
 		h.partial = nil
-		if len(buf) > len(data) {
+		if held {
 			h.failed = err
 		}
 		return 0, fail(lg, "write", err)
 	}
 	h.partial = append(h.partial[:0], rest...)
 	return uint32(len(data)), 0
+}
+
+// parseWrite parses the held partial line followed by data without
+// copying data: the first line is joined, the rest parsed in place.
+// REQUIRES: mu held.
+func (h *viewHandle) parseWrite(data []byte) ([]record.Record, []byte, error) {
+	if len(h.partial) == 0 {
+		return h.parse(data)
+	}
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		return nil, append(bytes.Clone(h.partial), data...), nil
+	}
+	head := append(append(make([]byte, 0, len(h.partial)+i+1), h.partial...), data[:i+1]...)
+	first, _, err := h.parse(head)
+	if err != nil {
+		return nil, nil, err
+	}
+	recs, rest, err := h.parse(data[i+1:])
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(first, recs...), rest, nil
 }
 
 func (h *viewHandle) parse(buf []byte) ([]record.Record, []byte, error) {
