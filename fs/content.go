@@ -25,6 +25,7 @@ type contentNode struct {
 	lg    *logrus.Entry
 	gen   func() ([]byte, error)
 	apply func(lines []byte) error
+	sync  func() error // fsync: make the partition durable (nil: nothing to do)
 }
 
 var (
@@ -123,8 +124,18 @@ var (
 	_ = (gofs.FileFsyncer)((*contentHandle)(nil))
 )
 
-// Fsync has nothing to do: config changes are durable when applied.
-func (h *contentHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return 0 }
+// Fsync makes the partition durable (stat); config changes are durable
+// when applied.
+func (h *contentHandle) Fsync(ctx context.Context, flags uint32) (errno syscall.Errno) {
+	defer guard(h.n.lg, "fsync", &errno)
+	if h.n.sync == nil {
+		return 0
+	}
+	if err := h.n.sync(); err != nil {
+		return fail(h.n.lg, "fsync", err)
+	}
+	return 0
+}
 
 func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if off >= int64(len(h.data)) {

@@ -71,7 +71,7 @@ func (n *partNode) childMaker(name string) (func() gofs.InodeEmbedder, uint32) {
 		return func() gofs.InodeEmbedder { return &segmentsDir{p: p} }, syscall.S_IFDIR
 	case "stat":
 		return func() gofs.InodeEmbedder {
-			return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", "stat"), gen: p.statText}
+			return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", "stat"), gen: p.statText, sync: p.log.Sync}
 		}, syscall.S_IFREG
 	}
 	return nil, 0
