@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/sirupsen/logrus"
@@ -19,7 +20,7 @@ import (
 
 type mountFlags struct {
 	readOnly, allowOther, debugFUSE bool
-	logLevel, logFormat             string
+	logLevel, logFormat, cpuProfile string
 	config                          configFlags
 	datadir, mountpoint             string
 }
@@ -33,6 +34,7 @@ func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
 	fl.BoolVar(&mf.debugFUSE, "debug-fuse", false, "log every FUSE request")
 	fl.StringVar(&mf.logLevel, "log-level", "info", "trace|debug|info|warn|error")
 	fl.StringVar(&mf.logFormat, "log-format", "text", "text|json")
+	fl.StringVar(&mf.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole mount to this file")
 	fl.Var(mf.config, "config", "KEY=VALUE topic default for this mount (repeatable; not stored)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: partfs mount [flags] DATADIR MOUNTPOINT\n\nServes DATADIR on MOUNTPOINT in the foreground until SIGINT/SIGTERM or umount.")
@@ -83,6 +85,15 @@ func mountCmd(args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "partfs mount:", err)
 		return 2
+	}
+	if mf.cpuProfile != "" {
+		f, err := os.Create(mf.cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "partfs mount:", err)
+			return 2
+		}
+		_ = pprof.StartCPUProfile(f)
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	if err := serve(mf, lg); err != nil {
 		lg.WithError(err).Error("partfs mount failed")
