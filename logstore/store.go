@@ -55,7 +55,7 @@ func Open(dir string, opt Options) (*Store, error) {
 	opt.setDefaults()
 	st := &Store{dir: dir, opt: opt, fs: opt.FS, topics: map[string]*topic{}, stop: make(chan struct{}),
 		flushReq: make(chan *Log, 64),
-		logger: opt.Logger.WithField("datadir", dir)}
+		logger:   opt.Logger.WithField("datadir", dir)}
 	base, err := config.Apply(config.Defaults(), opt.Defaults)
 	if err != nil {
 		return nil, fmt.Errorf("mount config defaults: %w", err)
