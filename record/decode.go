@@ -85,6 +85,13 @@ func (d *Decoder) recordsV2(b *Batch, fn func(*Record) bool) error {
 	}
 	h := &b.Header
 	for i := int32(0); i < h.NumRecords; i++ {
+		n, used, stop := d.simpleRecords(data, h, h.NumRecords-i, fn)
+		if data, i = data[used:], i+n; stop {
+			return nil
+		}
+		if i == h.NumRecords {
+			break
+		}
 		if len(data) == 0 {
 			return corruptf(b.File, b.Pos, "batch declares %d records but its bytes hold only %d", h.NumRecords, i)
 		}

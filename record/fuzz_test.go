@@ -150,3 +150,36 @@ func FuzzRecordParsers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSimpleRecords: the one-loop parser of common records agrees with
+// fastRecord on every record it passes, and on where it stops.
+func FuzzSimpleRecords(f *testing.F) {
+	recs := sampleRecords()[:4]
+	recs = append(recs, logLines(3)...)
+	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
+	f.Add(area)
+	area, _ = appendRecords(nil, logLines(5), 0, offsetDeltas{})
+	f.Add(area)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := BatchHeader{BaseOffset: 10, BaseTimestamp: 1000, Attributes: int16(len(data) & attrLogAppendTime), MaxTimestamp: 7}
+		var d, ref Decoder
+		var got []Record
+		n, used, _ := d.simpleRecords(data, &h, 64, func(r *Record) bool { got = append(got, cloneRecord(r)); return true })
+		if int(n) != len(got) || used > len(data) {
+			t.Fatalf("n %d, %d records, used %d of %d", n, len(got), used, len(data))
+		}
+		rest := data
+		for i := range got {
+			var ok bool
+			if rest, ok = ref.fastRecord(rest, &h); !ok {
+				t.Fatalf("record %d: simple parser passed what fastRecord refuses", i)
+			}
+			if msg := sameRecord(got[i], ref.rec); msg != "" {
+				t.Fatalf("record %d: %s", i, msg)
+			}
+		}
+		if len(data)-len(rest) != used {
+			t.Fatalf("used %d bytes, fastRecord %d", used, len(data)-len(rest))
+		}
+	})
+}

@@ -12,9 +12,20 @@ func varintLen(v int64) int {
 	return (bits.Len64(u|1) + 6) / 7
 }
 
-// appendVarint appends v as a zigzag varint.
+// appendVarint appends v as a zigzag varint (1 and 2 bytes inline).
 func appendVarint(b []byte, v int64) []byte {
 	u := uint64(v<<1) ^ uint64(v>>63)
+	if u < 0x80 {
+		return append(b, byte(u))
+	}
+	if u < 1<<14 {
+		return append(b, byte(u)|0x80, byte(u>>7))
+	}
+	return appendUvarintSlow(b, u)
+}
+
+//go:noinline
+func appendUvarintSlow(b []byte, u uint64) []byte {
 	for u >= 0x80 {
 		b = append(b, byte(u)|0x80)
 		u >>= 7
