@@ -13,9 +13,6 @@ import (
 	"time"
 )
 
-// fuseSuperMagic is statfs's f_type of a FUSE mount.
-const fuseSuperMagic = 0x65735546
-
 // daemon is one `partfs mount` subprocess.
 type daemon struct {
 	t         testing.TB
@@ -57,7 +54,9 @@ func (d *daemon) start() {
 	}
 	go func() { d.exitErr = d.cmd.Wait(); close(d.done) }()
 	deadline := time.Now().Add(30 * time.Second)
-	for !isFUSEMount(d.mnt) {
+	// the "mounted" line comes after the daemon installs its signal
+	// handler (a SIGTERM between mount(2) and that kills it uncleanly)
+	for !isFUSEMount(d.mnt) || !strings.Contains(d.log.String(), "msg=mounted") {
 		select {
 		case <-d.done:
 			d.t.Fatalf("partfs mount exited (%v) before the mount answered:\n%s", d.exitErr, d.log)
@@ -71,9 +70,21 @@ func (d *daemon) start() {
 	}
 }
 
+// isFUSEMount reports whether dir is a FUSE mount point, from
+// /proc/self/mountinfo: statfs would hang on a mount whose daemon died
+// before answering FUSE INIT.
 func isFUSEMount(dir string) bool {
-	var st syscall.Statfs_t
-	return syscall.Statfs(dir, &st) == nil && st.Type == fuseSuperMagic
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && f[4] == dir && strings.Contains(line, " - fuse") {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *daemon) running() bool {
@@ -94,26 +105,57 @@ func (d *daemon) kill9() {
 	detach(d.t, d.mnt)
 }
 
-// detach lazily unmounts a (dead) mount point.
+// detach lazily unmounts a (dead) mount point; it never touches the mount
+// itself (an access could hang on a mount that never answered INIT).
 func detach(t testing.TB, mnt string) {
-	for i := 0; isFUSEMount(mnt) || i == 0; i++ {
-		err := syscall.Unmount(mnt, syscall.MNT_DETACH)
-		if err != nil && err != syscall.EINVAL && err != syscall.ENOENT {
+	for i := 0; isFUSEMount(mnt); i++ {
+		if err := syscall.Unmount(mnt, syscall.MNT_DETACH); err != nil && err != syscall.EINVAL {
 			t.Logf("umount -l %s: %v", mnt, err)
 		}
 		if i > 100 {
 			t.Fatalf("%s is still mounted", mnt)
 		}
-		if i > 0 {
-			time.Sleep(10 * time.Millisecond)
-		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
-// stop unmounts cleanly (SIGTERM) and requires exit status 0.
+// waitLog waits until one line of the daemon's output holds all of subs
+// (the output arrives through a pipe, a little after the request).
+func (d *daemon) waitLog(timeout time.Duration, subs ...string) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		for _, line := range strings.Split(d.log.String(), "\n") {
+			all := true
+			for _, s := range subs {
+				all = all && strings.Contains(line, s)
+			}
+			if all {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stop unmounts cleanly (umount, which SPEC makes the same as SIGTERM; the
+// daemon installs its SIGTERM handler only after it logs "mounted", see
+// TestSIGTERMRightAfterMount) and requires exit status 0.
 func (d *daemon) stop() {
 	d.t.Helper()
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	var err error
+	for i := 0; i < 50; i++ {
+		if err = syscall.Unmount(d.mnt, 0); err != syscall.EBUSY {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		d.t.Logf("umount %s: %v; sending SIGTERM", d.mnt, err)
+		_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	}
 	select {
 	case <-d.done:
 	case <-time.After(60 * time.Second):

@@ -1,9 +1,13 @@
 package systest
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestDaemonKillRemount: the smallest crash: an acknowledged write survives
@@ -40,5 +44,48 @@ func appendFile(t testing.TB, path, s string) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatalf("close %s: %v", path, err)
+	}
+}
+
+// TestSIGTERMRightAfterMount: SIGTERM as soon as the mount appears is a
+// clean stop (exit 0, clean-shutdown marker), as SPEC §1 says for SIGTERM.
+func TestSIGTERMRightAfterMount(t *testing.T) {
+	needFUSE(t)
+	root := t.TempDir()
+	data, mnt := filepath.Join(root, "data"), filepath.Join(root, "mnt")
+	os.MkdirAll(mnt, 0o755)
+	bad := 0
+	for i := 0; i < 20; i++ {
+		var out syncBuffer
+		cmd := exec.Command(partfsBin, "mount", data, mnt)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for !isFUSEMount(mnt) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(20 * time.Second):
+			st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+			stack, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stack", cmd.Process.Pid))
+			cmd.Process.Kill()
+			detach(t, mnt)
+			t.Fatalf("BUG: try %d: the daemon did not exit 20 s after SIGTERM right after the mount appeared; /proc stat %s\nkernel stack:\n%s\noutput:\n%s", i, st, stack, out.String())
+		}
+		detach(t, mnt)
+		if _, serr := os.Stat(filepath.Join(data, ".kafka_cleanshutdown")); err != nil || serr != nil {
+			bad++
+			t.Logf("try %d: exit %v, clean-shutdown marker: %v", i, err, serr)
+		}
+	}
+	if bad > 0 {
+		t.Errorf("BUG: %d of 20 SIGTERMs right after the mount appeared were not a clean stop (cmd/partfs/mount.go installs signal.Notify after Mount returns and after logging \"mounted\")", bad)
 	}
 }
