@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"slices"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -72,10 +71,7 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 		opt.Codec = None
 		dst, err = appendRecords(dst, recs, baseTs, deltas)
 	} else {
-		e.raw, err = appendRecords(e.raw[:0], recs, baseTs, deltas)
-		if err == nil {
-			dst, err = e.cmp.compress(dst, e.raw, opt.Codec)
-		}
+		dst, err = e.appendCompressed(dst, recs, baseTs, deltas, opt.Codec)
 	}
 	if err == nil && len(dst)-start-LogOverhead > math.MaxInt32 {
 		err = errTooLarge
@@ -144,115 +140,4 @@ func attributes(opt *BatchOptions) int16 {
 		a |= attrDeleteHorizon
 	}
 	return a
-}
-
-// appendRecords appends the records area (uncompressed) to b, growing it
-// once per record (its size is known first).
-func appendRecords(b []byte, recs []Record, baseTs int64, deltas offsetDeltas) ([]byte, error) {
-	for i := range recs {
-		r := &recs[i]
-		offDelta := int64(i)
-		if deltas.keep {
-			offDelta = r.Offset - deltas.base
-		}
-		tsDelta := r.Timestamp - baseTs
-		body, err := recordBodyLen(r, tsDelta, offDelta)
-		if err != nil {
-			return b, err
-		}
-		b = slices.Grow(b, 5+body+len(keylessHead{}))
-		if len(r.Headers) == 0 && r.Key == nil {
-			b = appendKeyless(b, body, tsDelta, offDelta, r.Value)
-			continue
-		}
-		b = appendVarint(b, int64(body))
-		b = append(b, 0) // attributes
-		b = appendVarint(b, tsDelta)
-		b = appendVarint(b, offDelta)
-		b = appendBytesField(b, r.Key)
-		b = appendBytesField(b, r.Value)
-		b = appendVarint(b, int64(len(r.Headers)))
-		for j := range r.Headers {
-			h := &r.Headers[j]
-			b = appendVarint(b, int64(len(h.Key)))
-			b = append(b, h.Key...)
-			b = appendBytesField(b, h.Value)
-		}
-	}
-	return b, nil
-}
-
-// keylessHead holds a keyless record's fields before its value.
-type keylessHead [32]byte
-
-// appendKeyless appends a record without key and headers (log lines, the
-// common case). b has room for the record plus len(keylessHead) bytes: the
-// fields before the value are built in a keylessHead and stored whole
-// (the bytes past them are overwritten by the value or left past len).
-func appendKeyless(b []byte, body int, tsDelta, offDelta int64, value []byte) []byte {
-	var head keylessHead
-	n := putVarint(&head, 0, int64(body))
-	head[n&31] = 0 // attributes
-	n = putVarint(&head, n+1, tsDelta)
-	n = putVarint(&head, n, offDelta)
-	head[n&31] = 1 // null key
-	n++
-	if value == nil {
-		head[n&31] = 1     // null value
-		head[(n+1)&31] = 0 // no headers
-		n += 2
-	} else {
-		n = putVarint(&head, n, int64(len(value)))
-	}
-	at := len(b)
-	*(*keylessHead)(b[at : at+len(head)]) = head
-	b = b[:at+n]
-	if value == nil {
-		return b
-	}
-	b = append(b, value...)
-	return append(b, 0) // no headers
-}
-
-// putVarint writes v as a zigzag varint at head[i:] (i+10 <= 32) and
-// returns the index after it.
-func putVarint(head *keylessHead, i int, v int64) int {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	for u >= 0x80 {
-		head[i&31] = byte(u) | 0x80
-		u >>= 7
-		i++
-	}
-	head[i&31] = byte(u)
-	return i + 1
-}
-
-// appendBytesField writes a varint length (-1 for nil) and the bytes.
-func appendBytesField(b, v []byte) []byte {
-	if v == nil {
-		return append(b, 1) // zigzag(-1)
-	}
-	b = appendVarint(b, int64(len(v)))
-	return append(b, v...)
-}
-
-// recordBodyLen is the record's length field: its bytes after that field.
-func recordBodyLen(r *Record, tsDelta, offDelta int64) (int, error) {
-	n := 1 + varintLen(tsDelta) + varintLen(offDelta)
-	n += bytesFieldLen(r.Key) + bytesFieldLen(r.Value) + varintLen(int64(len(r.Headers)))
-	for j := range r.Headers {
-		h := &r.Headers[j]
-		n += varintLen(int64(len(h.Key))) + len(h.Key) + bytesFieldLen(h.Value)
-	}
-	if n > math.MaxInt32-5 || len(r.Key) > math.MaxInt32 || len(r.Value) > math.MaxInt32 {
-		return 0, errTooLarge
-	}
-	return n, nil
-}
-
-func bytesFieldLen(v []byte) int {
-	if v == nil {
-		return 1
-	}
-	return varintLen(int64(len(v))) + len(v)
 }

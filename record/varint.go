@@ -12,6 +12,22 @@ func varintLen(v int64) int {
 	return (bits.Len64(u|1) + 6) / 7
 }
 
+func zigzag64(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+// uvarintLen is the encoded size of an unsigned varint.
+func uvarintLen(u uint64) int { return (bits.Len64(u|1) + 6) / 7 }
+
+// putUvarint writes u at w[i:] and returns the index after it.
+func putUvarint(w []byte, i int, u uint64) int {
+	for u >= 0x80 {
+		w[i] = byte(u) | 0x80
+		u >>= 7
+		i++
+	}
+	w[i] = byte(u)
+	return i + 1
+}
+
 // appendVarint appends v as a zigzag varint (1 and 2 bytes inline).
 func appendVarint(b []byte, v int64) []byte {
 	u := uint64(v<<1) ^ uint64(v>>63)
