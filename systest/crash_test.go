@@ -43,7 +43,7 @@ func crashAppenders(seed int64) []*appender {
 var cleanerFlags = []string{"--config", "log.cleaner.backoff.ms=50"}
 
 type crashStats struct {
-	iters, generations, acked, dropped, compactedAway int
+	iters, generations, acked, dropped, compactedAway, doubleKills int
 	writeErrs                                         map[string]int
 }
 
@@ -82,8 +82,8 @@ func TestCrashLoop(t *testing.T) {
 		}
 	}
 	g.finish(&st)
-	t.Logf("%d iterations in %d generations in %v: %d writes acknowledged and found, %d unacknowledged writes absent, %d records removed by compaction; writer errors at the kill: %v",
-		st.iters, st.generations, time.Since(start).Round(time.Second), st.acked, st.dropped, st.compactedAway, st.writeErrs)
+	t.Logf("%d iterations (%d with a second kill right after the remount) in %d generations in %v: %d writes acknowledged and found, %d unacknowledged writes absent, %d records removed by compaction; writer errors at the kill: %v",
+		st.iters, st.doubleKills, st.generations, time.Since(start).Round(time.Second), st.acked, st.dropped, st.compactedAway, st.writeErrs)
 }
 
 // crashGen is one data directory used for up to 10 crash iterations.
@@ -118,6 +118,13 @@ func (g *crashGen) iterate(it int, rng *rand.Rand, st *crashStats) {
 		}
 	}
 	g.d.restart()
+	if rng.Intn(5) == 0 {
+		// a second crash right after recovery (cleaner and checkpoints starting)
+		time.Sleep(time.Duration(rng.Intn(50)) * time.Millisecond)
+		g.d.kill9()
+		st.doubleKills++
+		g.d.restart()
+	}
 	if g.d.panicked() {
 		t.Fatalf("daemon panicked:\n%s", g.d.log)
 	}
