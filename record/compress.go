@@ -79,19 +79,14 @@ func appendXerial(dst, src []byte) []byte {
 	for len(src) > 0 {
 		chunk := src[:min(len(src), xerialBlockSize)]
 		src = src[len(chunk):]
-		dst = appendXerialBlock(dst, chunk)
+		at := len(dst)
+		bound := 4 + s2.MaxEncodedLen(len(chunk))
+		dst = grow(dst, bound)[:at+bound]
+		enc := s2.EncodeSnappy(dst[at+4:], chunk)
+		binary.BigEndian.PutUint32(dst[at:], uint32(len(enc)))
+		dst = dst[:at+4+len(enc)]
 	}
 	return dst
-}
-
-// appendXerialBlock appends one xerial block: [int32 BE length][raw snappy].
-func appendXerialBlock(dst, chunk []byte) []byte {
-	at := len(dst)
-	bound := 4 + s2.MaxEncodedLen(len(chunk))
-	dst = grow(dst, bound)[:at+bound]
-	enc := s2.EncodeSnappy(dst[at+4:], chunk)
-	binary.BigEndian.PutUint32(dst[at:], uint32(len(enc)))
-	return dst[:at+4+len(enc)]
 }
 
 // kafkaLZ4 writes Kafka's LZ4 frame: the fixed header, 64 KiB blocks
@@ -101,32 +96,22 @@ func (c *compressors) kafkaLZ4(dst, src []byte) ([]byte, error) {
 	for len(src) > 0 {
 		chunk := src[:min(len(src), lz4BlockSize)]
 		src = src[len(chunk):]
-		var err error
-		if dst, err = c.appendLZ4Block(dst, chunk); err != nil {
-			return dst, err
+		at := len(dst)
+		bound := 4 + lz4.CompressBlockBound(len(chunk))
+		dst = grow(dst, bound)[:at+bound]
+		n, err := c.lz4.CompressBlock(chunk, dst[at+4:])
+		if err != nil {
+			return dst[:at], fmt.Errorf("record: lz4: %w", err)
 		}
+		if n == 0 || n >= len(chunk) {
+			n = copy(dst[at+4:], chunk)
+			binary.LittleEndian.PutUint32(dst[at:], uint32(n)|lz4Uncompressed)
+		} else {
+			binary.LittleEndian.PutUint32(dst[at:], uint32(n))
+		}
+		dst = dst[:at+4+n]
 	}
 	return binary.LittleEndian.AppendUint32(dst, 0), nil
-}
-
-// appendLZ4Block appends one block of Kafka's LZ4 frame: [uint32 LE size]
-// and the compressed chunk, or the chunk as is (high size bit) when
-// compression does not help.
-func (c *compressors) appendLZ4Block(dst, chunk []byte) ([]byte, error) {
-	at := len(dst)
-	bound := 4 + lz4.CompressBlockBound(len(chunk))
-	dst = grow(dst, bound)[:at+bound]
-	n, err := c.lz4.CompressBlock(chunk, dst[at+4:])
-	if err != nil {
-		return dst[:at], fmt.Errorf("record: lz4: %w", err)
-	}
-	if n == 0 || n >= len(chunk) {
-		n = copy(dst[at+4:], chunk)
-		binary.LittleEndian.PutUint32(dst[at:], uint32(n)|lz4Uncompressed)
-	} else {
-		binary.LittleEndian.PutUint32(dst[at:], uint32(n))
-	}
-	return dst[:at+4+n], nil
 }
 
 func (c *compressors) zstdEncode(dst, src []byte) ([]byte, error) {

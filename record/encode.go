@@ -71,7 +71,10 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 		opt.Codec = None
 		dst, err = appendRecords(dst, recs, baseTs, deltas)
 	} else {
-		dst, err = e.appendCompressed(dst, recs, baseTs, deltas, opt.Codec)
+		e.raw, err = appendRecords(e.raw[:0], recs, baseTs, deltas)
+		if err == nil {
+			dst, err = e.cmp.compress(dst, e.raw, opt.Codec)
+		}
 	}
 	if err == nil && len(dst)-start-LogOverhead > math.MaxInt32 {
 		err = errTooLarge

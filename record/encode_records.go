@@ -8,18 +8,10 @@ import (
 // The records area of a V2 batch, written record by record
 // (docs/format-record.md).
 
-// appendRecords appends the records area (uncompressed) to b.
-func appendRecords(b []byte, recs []Record, baseTs int64, deltas offsetDeltas) ([]byte, error) {
-	b, _, err := appendRecordsUntil(b, recs, 0, math.MaxInt, baseTs, deltas)
-	return b, err
-}
-
-// appendRecordsUntil appends recs[from:] to b until b holds limit bytes or
-// more and returns the index of the first record not appended. It grows b
+// appendRecords appends the records area (uncompressed) to b, growing it
 // once per record (a record's size is known first).
-func appendRecordsUntil(b []byte, recs []Record, from, limit int, baseTs int64, deltas offsetDeltas) ([]byte, int, error) {
-	i := from
-	for ; i < len(recs) && len(b) < limit; i++ {
+func appendRecords(b []byte, recs []Record, baseTs int64, deltas offsetDeltas) ([]byte, error) {
+	for i := range recs {
 		r := &recs[i]
 		offDelta := int64(i)
 		if deltas.keep {
@@ -32,7 +24,7 @@ func appendRecordsUntil(b []byte, recs []Record, from, limit int, baseTs int64, 
 		}
 		body, err := recordBodyLen(r, tsDelta, offDelta)
 		if err != nil {
-			return b, i, err
+			return b, err
 		}
 		b = slices.Grow(b, 5+body)
 		b = appendVarint(b, int64(body))
@@ -49,7 +41,7 @@ func appendRecordsUntil(b []byte, recs []Record, from, limit int, baseTs int64, 
 			b = appendBytesField(b, h.Value)
 		}
 	}
-	return b, i, nil
+	return b, nil
 }
 
 // maxKeylessValue bounds the values appendKeyless takes; larger ones take
