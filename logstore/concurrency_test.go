@@ -26,6 +26,7 @@ func TestConcurrentAppendReadRetention(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer st.Close()
 	st.CreateTopic("t")
 	l, _ := st.Log("t", 0)
 	var wg sync.WaitGroup
@@ -104,6 +105,7 @@ func TestConcurrentAppendReadRetention(t *testing.T) {
 	}
 	close(stop)
 	<-done
+	l.ApplyRetention()
 	if l.StartOffset() == 0 {
 		t.Fatal("retention deleted nothing")
 	}

@@ -3,6 +3,7 @@ package logstore
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -67,8 +68,8 @@ func testInjected(t *testing.T, op vfs.Op, injErr error, short bool, n int) {
 		end := l.EndOffset()
 		first, err := l.Append(valueRecs(end, 1+i%4))
 		if err == nil {
-			if sticky != nil {
-				t.Fatalf("append succeeded after sticky error %v", sticky)
+			if sticky != nil && op == vfs.OpSync {
+				t.Fatalf("append succeeded after a failed fsync (%v)", sticky)
 			}
 			if first != end {
 				t.Fatalf("first offset %d, end was %d", first, end)
@@ -97,6 +98,14 @@ func testInjected(t *testing.T, op vfs.Op, injErr error, short bool, n int) {
 	if inj.inner.Fired() > 0 && (op == vfs.OpWrite || op == vfs.OpSync) && sticky == nil {
 		t.Fatalf("injected %v failure left no error", op)
 	}
+	if op == vfs.OpWrite && inj.inner.Fired() > 0 {
+		// the failed append was rolled back: the log takes appends again
+		end := l.EndOffset()
+		if _, err := l.Append(valueRecs(end, 2)); err != nil {
+			t.Fatalf("append after a rolled-back write failure: %v", err)
+		}
+		acked = end + 2
+	}
 	checkConsistent(t, l, acked)
 	st.Close()
 	// reopen on the healthy filesystem: the same records, no hole
@@ -123,4 +132,36 @@ func checkConsistent(t *testing.T, l *Log, acked int64) {
 			t.Fatalf("record at %d is %+v", off, r)
 		}
 	}
+}
+
+// TestFailedRollbackIsSticky: a write fails and so does the truncate that
+// would roll it back; the log refuses appends and stays consistent.
+func TestFailedRollbackIsSticky(t *testing.T) {
+	mem, c := vfs.NewCrashFS(), newClock()
+	var armed atomic.Bool
+	fs := vfs.NewErrorFS(mem, vfs.InjectorFunc(func(op vfs.Op, name string) (bool, error) {
+		if armed.Load() && (op == vfs.OpWrite || op == vfs.OpTruncate) && strings.HasSuffix(name, ".log") {
+			return true, syscall.EIO
+		}
+		return false, nil
+	}))
+	st, l := openTest(t, fs, c, nil)
+	defer st.Close()
+	if _, err := l.Append(valueRecs(0, 5)); err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	if _, err := l.Append(valueRecs(5, 5)); err == nil {
+		t.Fatal("append succeeded")
+	}
+	armed.Store(false)
+	if _, err := l.Append(valueRecs(5, 5)); err == nil {
+		t.Fatal("append after a failed rollback succeeded")
+	}
+	if err := st.Close(); err == nil {
+		t.Fatal("close hides the sticky error")
+	}
+	st2, l2 := openTest(t, mem, c, nil)
+	defer st2.Close()
+	checkConsistent(t, l2, 5) // the half-written batch is cut by recovery
 }

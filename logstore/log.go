@@ -33,18 +33,20 @@ type Log struct {
 	startOffset       int64
 	recoveryPoint     int64
 	cleanerCheckpoint int64
-	werr              error // sticky append error: the log refuses appends after it
-	changed           chan struct{}
-	unflushed         int64 // records appended since the last flush
-	lastFlush         time.Time
-	enc               record.Encoder
-	buf               []byte
-	spans             []int
-	recBuf            []record.Record
-	txns              []abortedTxn // aborted transactions from .txnindex files, by lastOffset
-	firstTs           cachedTs
-	pending           []pendingDelete // .deleted files awaiting file.delete.delay.ms
-	rebuild           []*segment      // segments whose index failed a lookup
+	// werr is the sticky error: set when a failed append could not be rolled
+	// back or an fsync failed; the log refuses appends until reopened.
+	werr      error
+	changed   chan struct{}
+	unflushed int64 // records appended since the last flush
+	lastFlush time.Time
+	enc       record.Encoder
+	buf       []byte
+	spans     []int
+	recBuf    []record.Record
+	txns      []abortedTxn // aborted transactions from .txnindex files, by lastOffset
+	firstTs   cachedTs
+	pending   []pendingDelete // .deleted files awaiting file.delete.delay.ms
+	rebuild   []*segment      // segments whose index failed a lookup
 
 	flushMu   sync.Mutex // serializes flushes (never held with mu while syncing)
 	replaceMu sync.Mutex // serializes segment-list rewrites that fsync (swaps, retention)
@@ -123,7 +125,9 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 }
 
 // appendLocked encodes and writes recs; on a write failure it rolls the log
-// back to where it was and makes the error sticky. REQUIRES: mu held.
+// back to where it was (nothing of the append is left, so ENOSPC can be
+// retried once space returns); if the rollback fails too, the error becomes
+// sticky. REQUIRES: mu held.
 func (l *Log) appendLocked(recs []record.Record) (first int64, flush bool, err error) {
 	if l.werr != nil {
 		return 0, false, l.werr
@@ -138,8 +142,11 @@ func (l *Log) appendLocked(recs []record.Record) (first int64, flush bool, err e
 	}
 	u := l.saveUndo()
 	if err := l.writeSpans(now); err != nil {
-		l.werr = l.undo(u, err)
-		return 0, false, l.werr
+		clean, err := l.undo(u, err)
+		if !clean {
+			l.werr = err
+		}
+		return 0, false, err
 	}
 	l.unflushed += int64(len(recs))
 	l.notify()

@@ -37,9 +37,9 @@ func (l *Log) saveUndo() undoState {
 
 // undo puts the log back where u says after cause failed an append: segments
 // created by the append are removed, the active segment and its indexes are
-// cut back to their size before it. It returns the sticky error.
-// REQUIRES: mu held.
-func (l *Log) undo(u undoState, cause error) error {
+// cut back to their size before it. It reports whether the rollback
+// succeeded and returns the append's error. REQUIRES: mu held.
+func (l *Log) undo(u undoState, cause error) (clean bool, err error) {
 	var errs []error
 	for _, s := range l.segs[u.nsegs:] {
 		errs = append(errs, l.dropSegment(s))
@@ -56,12 +56,14 @@ func (l *Log) undo(u undoState, cause error) error {
 	st := u.state
 	a.size, a.next, a.maxTs, a.offMaxTs = st.size, st.next, st.maxTs, st.offMaxTs
 	a.bytesSinceIndex, a.rollTs, a.rollTsKnown, a.dirty, a.records = st.bytesSinceIndex, st.rollTs, st.rollTsKnown, st.dirty, st.records
-	l.logger.WithError(cause).WithField("segment", a.path).WithField("size", st.size).
-		Error("append failed; log cut back to its size before the append and closed for appends")
 	if rb := errors.Join(errs...); rb != nil {
-		return wrapIOError(fmt.Errorf("append to %s: %w; rollback: %v", l.dir, cause, rb))
+		l.logger.WithError(cause).WithField("segment", a.path).WithField("rollback_error", rb).
+			Error("append failed and could not be rolled back; the partition refuses appends until reopened")
+		return false, wrapIOError(fmt.Errorf("append to %s: %w; rollback: %v", l.dir, cause, rb))
 	}
-	return wrapIOError(fmt.Errorf("append to %s: %w", l.dir, cause))
+	l.logger.WithError(cause).WithField("segment", a.path).WithField("size", st.size).
+		Warn("append failed; log cut back to its size before the append")
+	return true, wrapIOError(fmt.Errorf("append to %s: %w", l.dir, cause))
 }
 
 // dropSegment closes and removes the files of a segment created by a failed
