@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -245,6 +246,15 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 		lg.WithError(err).Debug("rest of a refused line refused too")
 		return 0, toErrno(err)
 	}
+	if bytes.IndexByte(data, '\n') < 0 {
+		// No line ends here: hold the bytes, within bounds.
+		h.partial = append(h.partial, data...)
+		if err := h.checkPartial(); err != nil {
+			h.partial, h.failed = nil, err
+			return 0, fail(lg, "write", err)
+		}
+		return uint32(len(data)), 0
+	}
 	held := len(h.partial) > 0
 	recs, rest, err := h.parseWrite(data)
 	if err == nil {
@@ -261,6 +271,40 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 	}
 	h.partial = append(h.partial[:0], rest...)
 	return uint32(len(data)), 0
+}
+
+// checkPartial refuses a held partial line that can no longer become a
+// record within max.message.bytes (a JSON line may shrink by escapes).
+// REQUIRES: mu held.
+func (h *viewHandle) checkPartial() error {
+	if len(h.partial) <= 1<<20 {
+		return nil
+	}
+	limit := h.n.p.maxMessageBytes()
+	if h.n.k == jsonKind {
+		limit *= 8
+	}
+	if int64(len(h.partial)) > limit {
+		return fmt.Errorf("unfinished line of %d bytes exceeds what max.message.bytes allows (%d): %w",
+			len(h.partial), limit, partlog.ErrTooLarge)
+	}
+	return nil
+}
+
+// maxMessageBytes is the topic's max.message.bytes (Kafka's default if
+// unreadable).
+func (p *part) maxMessageBytes() int64 {
+	kvs, err := p.fsys.opt.Store.TopicConfig(p.log.Topic())
+	if err == nil {
+		for _, kv := range kvs {
+			if kv.Key == "max.message.bytes" {
+				if n, err := strconv.ParseInt(kv.Value, 10, 64); err == nil && n > 0 {
+					return n
+				}
+			}
+		}
+	}
+	return 1048588
 }
 
 // parseWrite parses the held partial line followed by data without

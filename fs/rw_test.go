@@ -124,3 +124,34 @@ func TestJSONLBadLineAppendsNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestHugePartialLineRefused: an unfinished line that can no longer fit
+// max.message.bytes is refused (EFBIG) instead of being held without bound.
+func TestHugePartialLineRefused(t *testing.T) {
+	m, st := mountMem(t, memlog.Options{})
+	m.sh("mkdir t")
+	f := m.open("t/0/log", os.O_WRONLY|os.O_APPEND)
+	chunk := []byte(strings.Repeat("z", 1<<20))
+	var err error
+	for i := 0; i < 5 && err == nil; i++ {
+		_, err = f.Write(chunk)
+	}
+	if !errors.Is(err, syscall.EFBIG) {
+		t.Fatalf("huge partial line: %v", err)
+	}
+	if _, err := f.Write([]byte("zz\n")); !errors.Is(err, syscall.EFBIG) {
+		t.Fatalf("end of the refused line: %v", err)
+	}
+	if _, err := f.Write([]byte("after\n")); err != nil {
+		t.Fatalf("next line: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.sh("cat t/0/log"); got != "after\n" {
+		t.Fatalf("log = %q", got)
+	}
+	if l, _ := st.Log("t", 0); l.EndOffset() != 1 {
+		t.Fatalf("%d records", l.EndOffset())
+	}
+}
