@@ -61,6 +61,8 @@ func (st *Store) writeCheckpoints() error {
 	if st.opt.ReadOnly {
 		return nil
 	}
+	st.cpMu.Lock()
+	defer st.cpMu.Unlock()
 	rp := map[checkpoint.TopicPartition]int64{}
 	ls := map[checkpoint.TopicPartition]int64{}
 	hw := map[checkpoint.TopicPartition]int64{}

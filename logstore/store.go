@@ -36,7 +36,8 @@ type Store struct {
 
 	stop     chan struct{}
 	wg       sync.WaitGroup
-	flushReq chan *Log // logs that rolled: flush their sealed segments soon
+	flushReq chan *Log  // logs that rolled: flush their sealed segments soon
+	cpMu     sync.Mutex // serializes checkpoint writes (they share temp file names)
 }
 
 // topic is one topic's partitions and configuration overrides.
