@@ -181,7 +181,11 @@ func (l *Log) openSegment(f segmentFiles) (*segment, error) {
 // log not shared.
 func (l *Log) loadClean(side map[int64]sidecarSegment) {
 	for i, s := range l.segs {
-		if err := s.cheapIndexCheck(); err != nil {
+		limit := int64(math.MaxInt64)
+		if i+1 < len(l.segs) {
+			limit = l.segs[i+1].base
+		}
+		if err := s.cheapIndexCheck(limit); err != nil {
 			l.logger.WithError(err).Warn("index failed its check on a clean open: rebuilding")
 			l.recoverSegment(s, i == len(l.segs)-1)
 			continue
@@ -200,12 +204,15 @@ func (l *Log) loadClean(side map[int64]sidecarSegment) {
 	}
 }
 
-// cheapIndexCheck is Kafka's sanity check on load: whole entries, and the
-// last offset entry inside the segment.
-func (s *segment) cheapIndexCheck() error {
-	off, pos := s.oidx.Lookup(math.MaxInt64)
-	if s.oidx.Entries() > 0 && (off < s.base || int64(pos) >= s.size || pos < 0) {
-		return fmt.Errorf("%s: last index entry (%d, %d) outside the segment of %d bytes", s.path, off, pos, s.size)
+// cheapIndexCheck is Kafka's sanity check on load, from the cached last
+// entries only (no index is read whole): the last offset entry inside the
+// segment's offsets (below limit, the next segment's base), no untrimmed
+// zero entries, a plausible last time entry. Positions are checked when a
+// lookup uses them (a mismatch falls back to a scan and a rebuild).
+func (s *segment) cheapIndexCheck(limit int64) error {
+	off := s.oidx.LastOffset()
+	if s.oidx.Entries() > 0 && (off < s.base || off >= limit) {
+		return fmt.Errorf("%s: last index entry offset %d outside [%d, %d)", s.path, off, s.base, limit)
 	}
 	if n := s.oidx.Entries(); n > 1 && off == s.base {
 		return fmt.Errorf("%s: %d index entries ending in a zero entry (untrimmed index)", s.path, n)

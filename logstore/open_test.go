@@ -9,12 +9,15 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// readCounter counts reads of .log files.
-type readCounter struct{ n atomic.Int64 }
+// readCounter counts reads of .log files and of index files.
+type readCounter struct{ n, idx atomic.Int64 }
 
 func (r *readCounter) MaybeFail(op vfs.Op, name string) (bool, error) {
 	if op == vfs.OpRead && strings.HasSuffix(name, ".log") {
 		r.n.Add(1)
+	}
+	if op == vfs.OpRead && (strings.HasSuffix(name, ".index") || strings.HasSuffix(name, ".timeindex")) {
+		r.idx.Add(1)
 	}
 	return false, nil
 }
@@ -52,7 +55,11 @@ func TestCleanOpenReadsNoSegmentData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		openReads := reads.n.Load()
+		openReads, indexReads := reads.n.Load(), reads.idx.Load()
+		segments := 0
+		for _, l := range st.Logs() {
+			segments += l.Stats().Segments
+		}
 		for _, l := range st.Logs() {
 			if l.EndOffset() != want[l.Topic()] {
 				t.Fatalf("%s: end %d, want %d", l.Topic(), l.EndOffset(), want[l.Topic()])
@@ -63,6 +70,9 @@ func TestCleanOpenReadsNoSegmentData(t *testing.T) {
 		}
 		if clean && openReads != 0 {
 			t.Fatalf("clean open read segment data %d times", openReads)
+		}
+		if clean && indexReads > int64(2*segments) {
+			t.Fatalf("clean open made %d index reads for %d segments: more than the last entries", indexReads, segments)
 		}
 		if !clean && openReads == 0 {
 			t.Fatal("unclean open read nothing")
