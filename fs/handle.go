@@ -30,13 +30,14 @@ type viewHandle struct {
 	cur     cursor // REQUIRES: mu held; where the rendering after ahead continues
 	// ahead is rendered but not yet delivered (a slice of aheadBuf);
 	// fill is the size of the last rendering.
-	ahead    []byte    // REQUIRES: mu held
-	aheadBuf []byte    // REQUIRES: mu held
-	fill     int       // REQUIRES: mu held
-	spare    []byte    // REQUIRES: mu held; a buffer for the next prefetch
-	pf       *prefetch // REQUIRES: mu held; the running prefetch, if any
-	buf      []byte    // REQUIRES: mu held; render scratch
-	partial  []byte    // REQUIRES: mu held; written bytes not yet ended by \n
+	ahead    []byte          // REQUIRES: mu held
+	aheadBuf []byte          // REQUIRES: mu held
+	fill     int             // REQUIRES: mu held
+	spare    []byte          // REQUIRES: mu held; a buffer for the next prefetch
+	pf       *prefetch       // REQUIRES: mu held; the running prefetch, if any
+	buf      []byte          // REQUIRES: mu held; render scratch
+	partial  []byte          // REQUIRES: mu held; written bytes not yet ended by \n
+	recs     []record.Record // REQUIRES: mu held; reused record slice for appends
 	// failed is the error of a line that failed before its end arrived
 	// (the kernel splits writes larger than max_write, and the writer
 	// retries the rest): every write until that line's newline fails
@@ -258,6 +259,7 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 	held := len(h.partial) > 0
 	recs, rest, err := h.parseWrite(data)
 	if err == nil {
+		h.recs = recs[:0] // reused by the next write; Append copied them
 		err = h.n.p.append(recs)
 	}
 	if err != nil {
@@ -312,29 +314,31 @@ func (p *part) maxMessageBytes() int64 {
 // REQUIRES: mu held.
 func (h *viewHandle) parseWrite(data []byte) ([]record.Record, []byte, error) {
 	if len(h.partial) == 0 {
-		return h.parse(data)
+		return h.parseAfter(h.recs[:0], data)
 	}
 	i := bytes.IndexByte(data, '\n')
 	if i < 0 {
 		return nil, append(bytes.Clone(h.partial), data...), nil
 	}
 	head := append(append(make([]byte, 0, len(h.partial)+i+1), h.partial...), data[:i+1]...)
-	first, _, err := h.parse(head)
+	recs, _, err := h.parseAfter(h.recs[:0], head)
 	if err != nil {
 		return nil, nil, err
 	}
-	recs, rest, err := h.parse(data[i+1:])
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(first, recs...), rest, nil
+	return h.parseAfter(recs, data[i+1:])
 }
 
 func (h *viewHandle) parse(buf []byte) ([]record.Record, []byte, error) {
+	return h.parseAfter(nil, buf)
+}
+
+// parseAfter parses buf's complete lines into records appended to recs.
+func (h *viewHandle) parseAfter(recs []record.Record, buf []byte) ([]record.Record, []byte, error) {
 	if h.n.k == jsonKind {
-		return jsonRecords(buf)
+		more, rest, err := jsonRecords(buf)
+		return append(recs, more...), rest, err
 	}
-	recs, rest := plainRecords(buf)
+	recs, rest := plainRecords(recs, buf)
 	return recs, rest, nil
 }
 

@@ -12,11 +12,10 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// plainRecords turns each complete line of data into a record (value =
-// the line). It returns the records and the trailing partial line.
-func plainRecords(data []byte) ([]record.Record, []byte) {
-	n := bytes.Count(data, []byte{'\n'})
-	recs := make([]record.Record, 0, n)
+// plainRecords appends a record for each complete line of data (value =
+// the line, aliasing data) to recs. It returns the records and the
+// trailing partial line.
+func plainRecords(recs []record.Record, data []byte) ([]record.Record, []byte) {
 	for {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
