@@ -54,6 +54,7 @@ func TestSIGTERMRightAfterMount(t *testing.T) {
 	root := t.TempDir()
 	data, mnt := filepath.Join(root, "data"), filepath.Join(root, "mnt")
 	os.MkdirAll(mnt, 0o755)
+	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
 	bad := 0
 	for i := 0; i < 20; i++ {
 		var out syncBuffer
@@ -76,7 +77,7 @@ func TestSIGTERMRightAfterMount(t *testing.T) {
 			st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
 			stack, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stack", cmd.Process.Pid))
 			cmd.Process.Kill()
-			detach(t, mnt)
+			_ = syscall.Unmount(mnt, syscall.MNT_DETACH)
 			t.Fatalf("BUG: try %d: the daemon did not exit 20 s after SIGTERM right after the mount appeared; /proc stat %s\nkernel stack:\n%s\noutput:\n%s", i, st, stack, out.String())
 		}
 		detach(t, mnt)
