@@ -117,6 +117,7 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 	}
 	l.mu.Lock()
 	first, flush, err := l.appendLocked(recs)
+	l.trimBuffers()
 	l.mu.Unlock()
 	if err == nil && flush {
 		err = l.Sync()
@@ -180,11 +181,15 @@ func (l *Log) writeSpans(now time.Time) error {
 // max.message.bytes, with their end positions in l.spans. REQUIRES: mu held.
 func (l *Log) encodeAll(recs []record.Record, base int64, now time.Time) error {
 	nowMs := now.UnixMilli()
-	l.recBuf = append(l.recBuf[:0], recs...)
-	for i := range l.recBuf {
-		if l.recBuf[i].Timestamp <= 0 {
-			l.recBuf[i].Timestamp = nowMs
+	toEncode := recs
+	if needsTimestamps(recs) {
+		l.recBuf = append(l.recBuf[:0], recs...)
+		for i := range l.recBuf {
+			if l.recBuf[i].Timestamp <= 0 {
+				l.recBuf[i].Timestamp = nowMs
+			}
 		}
+		toEncode = l.recBuf
 	}
 	opt, err := l.batchOptions(nowMs)
 	if err != nil {
@@ -195,12 +200,35 @@ func (l *Log) encodeAll(recs []record.Record, base int64, now time.Time) error {
 		limit = l.cfg.SegmentBytes
 	}
 	l.spans = l.spans[:0]
-	l.buf, err = l.encodeSplit(l.buf[:0], l.recBuf, base, opt, limit)
+	l.buf, err = l.encodeSplit(l.buf[:0], toEncode, base, opt, limit)
 	clear(l.recBuf) // drop references to the caller's slices
 	if err != nil {
 		l.buf = l.buf[:0]
 	}
 	return err
+}
+
+// needsTimestamps reports whether a record takes the time of the append.
+func needsTimestamps(recs []record.Record) bool {
+	for i := range recs {
+		if recs[i].Timestamp <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// maxKeptBuffer bounds the encode buffer a Log keeps between appends.
+const maxKeptBuffer = 4 << 20
+
+// trimBuffers drops buffers a huge append grew. REQUIRES: mu held.
+func (l *Log) trimBuffers() {
+	if cap(l.buf) > maxKeptBuffer {
+		l.buf = nil
+	}
+	if cap(l.recBuf) > 64<<10 {
+		l.recBuf = nil
+	}
 }
 
 // encodeSplit appends one batch of recs, or splits recs in halves while the
