@@ -179,15 +179,33 @@ func (d *daemon) path(parts ...string) string {
 	return filepath.Join(append([]string{d.mnt}, parts...)...)
 }
 
-// procStats are the resource figures of the daemon process.
+// procStats are the resource figures of the daemon process; goroutines is
+// -1 unless .metrics exports go_goroutines.
 type procStats struct {
-	fds, threads int
-	rssKB        int64
+	fds, threads, goroutines int
+	rssKB                    int64
+}
+
+// goroutines reads go_goroutines from the mount's .metrics, or -1.
+func (d *daemon) goroutines() int {
+	data, err := os.ReadFile(d.path(".metrics"))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_goroutines "); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err == nil {
+				return int(n)
+			}
+		}
+	}
+	return -1
 }
 
 func (d *daemon) stats() procStats {
 	d.t.Helper()
-	var s procStats
+	s := procStats{goroutines: d.goroutines()}
 	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", d.pid()))
 	if err != nil {
 		d.t.Fatal(err)

@@ -217,6 +217,9 @@ func TestHostileSweep(t *testing.T) {
 	if after.fds > before.fds+2 {
 		t.Errorf("fd leak: %d open fds before, %d after", before.fds, after.fds)
 	}
+	if before.goroutines >= 0 && after.goroutines > before.goroutines+5 {
+		t.Errorf("goroutine leak: %d goroutines before, %d after", before.goroutines, after.goroutines)
+	}
 	if after.threads > before.threads+4 {
 		t.Errorf("threads grew from %d to %d", before.threads, after.threads)
 	}
