@@ -55,8 +55,9 @@
 // markers) are always kept; a V0/V1 message or compressed wrapper is kept
 // whole while any record in it survives (partfs never writes the legacy
 // formats); a producer's batch that loses every record is kept as a
-// header-only batch for every producer batch, not only its last; snappy
-// output is a raw snappy block (which Kafka's SnappyInputStream reads).
+// header-only batch for every producer batch, not only its last. Batches
+// are rebuilt with record.Encoder, so recompressed snappy is xerial-framed
+// as Kafka's Java client writes it.
 //
 // # Memory
 //
