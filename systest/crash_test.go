@@ -44,7 +44,7 @@ var cleanerFlags = []string{"--config", "log.cleaner.backoff.ms=50"}
 
 type crashStats struct {
 	iters, generations, acked, dropped, compactedAway, doubleKills int
-	writeErrs                                         map[string]int
+	writeErrs                                                      map[string]int
 }
 
 func TestCrashLoop(t *testing.T) {
