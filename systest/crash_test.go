@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/record"
 )
 
 // crashTopics: several partitions and codecs, small segments, one compacted
@@ -167,6 +169,25 @@ func (g *crashGen) finish(st *crashStats) {
 		}
 	}
 	g.d.stop()
+	g.checkCodecs()
+}
+
+// checkCodecs: the batches on disk use each topic's compression.type.
+func (g *crashGen) checkCodecs() {
+	want := map[string]record.Codec{"plain-0": record.None, "gz-0": record.Gzip, "zs-0": record.Zstd,
+		"lz-0": record.LZ4, "sn-0": record.Snappy, "kv-0": record.LZ4}
+	for dir, codec := range want {
+		segs := segmentFiles(g.t, filepath.Join(g.d.data, dir))
+		if len(segs) < 2 {
+			g.t.Errorf("%s: %d segments; small segment.bytes should have rolled", dir, len(segs))
+			continue
+		}
+		for _, b := range batchesOf(g.t, segs[0]) {
+			if b.codec != codec {
+				g.t.Fatalf("%s: batch at %d has codec %d, want %d", segs[0], b.pos, b.codec, codec)
+			}
+		}
+	}
 }
 
 func errName(err error) string {
