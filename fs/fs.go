@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"syscall"
@@ -28,6 +29,10 @@ type Options struct {
 	Logger  *logrus.Entry
 	Now     func() time.Time
 	Metrics *metrics.Metrics // may be nil
+	// SaveInterval is how often a mount saves changed position sidecars
+	// (default 60 s; negative: only at Close), so a crash costs little
+	// recomputation at the next mount.
+	SaveInterval time.Duration
 	// KeyIndex returns the key lookup of a partition (default keyindex.New).
 	KeyIndex func(partlog.Log) KeyLookup
 }
@@ -41,6 +46,8 @@ type FS struct {
 
 	mu    sync.Mutex
 	parts map[partID]*part // REQUIRES: mu held
+
+	stopSaver func() // stops the periodic sidecar saver (set by Mount)
 }
 
 type partID struct {
@@ -96,15 +103,47 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 		opts.MountOptions.DirectMountFlags = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_RDONLY
 		opts.MountOptions.Options = append(opts.MountOptions.Options, "ro")
 	}
-	return gofs.Mount(dir, f.Root(), opts)
+	srv, err := gofs.Mount(dir, f.Root(), opts)
+	if err == nil && !f.ro && f.opt.SaveInterval >= 0 {
+		f.stopSaver = f.startSaver(cmp.Or(f.opt.SaveInterval, time.Minute))
+	}
+	return srv, err
+}
+
+// startSaver saves changed sidecars every interval until stopped.
+func (f *FS) startSaver(interval time.Duration) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = f.saveAll()
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
 }
 
 // Close saves every partition's position sidecar (not on a read-only
 // mount). It does not close the store.
 func (f *FS) Close() error {
+	if f.stopSaver != nil {
+		f.stopSaver()
+		f.stopSaver = nil
+	}
 	if f.ro {
 		return nil
 	}
+	return f.saveAll()
+}
+
+// saveAll saves every changed position sidecar; it returns the first error.
+func (f *FS) saveAll() error {
 	f.mu.Lock()
 	parts := make([]*part, 0, len(f.parts))
 	for _, p := range f.parts {

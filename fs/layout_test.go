@@ -3,6 +3,7 @@ package fs
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -120,5 +121,32 @@ func TestSidecarRoundTripAndGarbage(t *testing.T) {
 		if _, err := decodeSidecar(b[:i]); err == nil {
 			t.Fatalf("truncated sidecar of %d bytes accepted", i)
 		}
+	}
+}
+
+// TestPeriodicSidecarSave: a mount saves changed sidecars while running,
+// so a crash leaves little to recompute.
+func TestPeriodicSidecarSave(t *testing.T) {
+	needFUSE(t)
+	st := memlog.New(memlog.Options{})
+	fsys := New(Options{Store: st, Logger: newTestLogger().lg, SaveInterval: 20 * time.Millisecond})
+	dir := t.TempDir()
+	srv, err := fsys.Mount(dir, MountOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Unmount(); srv.Wait(); _ = fsys.Close() }()
+	m := &mounted{t: t, dir: dir}
+	m.sh("mkdir t && seq 1 100 >> t/0/log && stat t/0/log > /dev/null")
+	l, _ := st.Log("t", 0)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := l.LoadSidecar(sidecarName); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no sidecar saved while mounted")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
