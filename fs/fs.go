@@ -3,6 +3,7 @@ package fs
 import (
 	"cmp"
 	"context"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -79,7 +80,8 @@ type MountOptions struct {
 	FsName     string
 }
 
-// Mount mounts f on dir (mount(2) directly; no fusermount fallback).
+// Mount mounts f on dir: as root with mount(2) directly (no fusermount
+// fallback), otherwise through fusermount3.
 func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 	entry, attr, neg := time.Second, time.Duration(0), time.Duration(0)
 	opts := &gofs.Options{
@@ -92,7 +94,9 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 			FsName:            mo.FsName,
 			Name:              "partfs",
 			DisableXAttrs:     true,
-			DirectMountStrict: true,
+			// As root, mount(2) directly so a failure is not hidden by a
+			// fallback; others go through fusermount3.
+			DirectMountStrict: os.Geteuid() == 0,
 			MaxWrite:          1 << 20,
 			MaxReadAhead:      1 << 20,
 		},
