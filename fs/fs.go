@@ -89,11 +89,11 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 		AttrTimeout:     &attr,
 		NegativeTimeout: &neg,
 		MountOptions: fuse.MountOptions{
-			AllowOther:        mo.AllowOther,
-			Debug:             mo.Debug,
-			FsName:            mo.FsName,
-			Name:              "partfs",
-			DisableXAttrs:     true,
+			AllowOther:    mo.AllowOther,
+			Debug:         mo.Debug,
+			FsName:        mo.FsName,
+			Name:          "partfs",
+			DisableXAttrs: true,
 			// As root, mount(2) directly so a failure is not hidden by a
 			// fallback; others go through fusermount3.
 			DirectMountStrict: os.Geteuid() == 0,
