@@ -1,5 +1,3 @@
-//go:build fs_midrecord
-
 package compact_test
 
 import "testing"
@@ -7,11 +5,7 @@ import "testing"
 // TestMountedReaderMidRecordAcrossCompaction is SPEC §3's harder case: a
 // reader whose file position is inside a record (here: 64-byte reads) when
 // the segment is cleaned must continue with the next surviving record,
-// never with the middle of another one. It fails with package fs as of
-// this commit (the rest of a line continues inside a different record), so
-// it only runs with -tags fs_midrecord:
-//
-//	go test -tags fs_midrecord -run MidRecord ./compact
+// never with the middle of another one.
 func TestMountedReaderMidRecordAcrossCompaction(t *testing.T) {
 	m := mountCompacted(t)
 	j := m.openJSONL(64)
