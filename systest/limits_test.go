@@ -125,7 +125,10 @@ func TestManyTopics(t *testing.T) {
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		if err := os.Mkdir(d.path(fmt.Sprintf("topic-%05d", i)), 0o755); err != nil {
-			t.Fatalf("mkdir topic %d: %v", i, err)
+			s := d.stats()
+			alive := d.running() && !d.panicked()
+			_, rerr := os.ReadDir(d.mnt)
+			t.Fatalf("mkdir topic %d: %v (daemon fds %d; daemon alive %v, ls of the mount: %v)", i, err, s.fds, alive, rerr)
 		}
 	}
 	took := time.Since(start)
