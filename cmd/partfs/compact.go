@@ -29,6 +29,21 @@ func (c configFlags) Set(s string) error {
 	return nil
 }
 
+const compactHelp = `usage: partfs compact [flags] DATADIR [TOPIC...]
+
+Runs the log cleaner once over the compacted partitions (cleanup.policy
+containing compact) of an unmounted DATADIR, or of the named topics only.
+Progress goes to stderr (redrawn on a terminal, periodic lines otherwise);
+the summary (bytes read, written, records removed) to stdout.
+
+examples:
+  partfs compact ./data
+  partfs compact --force ./data users
+  partfs compact --config min.cleanable.dirty.ratio=0.1 ./data
+
+flags:
+`
+
 // compactCmd is `partfs compact [flags] DATADIR [TOPIC...]`: the log cleaner
 // run once over an unmounted data directory.
 func compactCmd(args []string) int {
@@ -39,13 +54,13 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("compact", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	force := fl.Bool("force", false, "clean every compacted partition with dirty data, whatever its dirty ratio")
-	level := fl.String("log-level", "warn", "log level: debug, info, warn, error")
+	var lf logFlags
+	lf.register(fl, "warn")
 	dedupe := fl.Int64("dedupe-buffer-size", compact.DefaultDedupeBufferSize, "offset map memory in bytes (log.cleaner.dedupe.buffer.size)")
 	defaults := configFlags{}
 	fl.Var(defaults, "config", "KEY=VALUE topic default for topics that do not set KEY (repeatable)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: partfs compact [flags] DATADIR [TOPIC...]")
-		fmt.Fprintln(stderr, "Runs the log cleaner once over the compacted partitions of an unmounted DATADIR.")
+		fmt.Fprint(stderr, compactHelp)
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -58,7 +73,7 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 		fl.Usage()
 		return 2
 	}
-	logger, err := newLogger(*level, stderr)
+	logger, err := lf.logger(stderr, "compact")
 	if err != nil {
 		fmt.Fprintln(stderr, "partfs compact:", err)
 		return 2
@@ -70,17 +85,6 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func newLogger(level string, w io.Writer) (*logrus.Entry, error) {
-	lv, err := logrus.ParseLevel(level)
-	if err != nil {
-		return nil, err
-	}
-	l := logrus.New()
-	l.SetOutput(w)
-	l.SetLevel(lv)
-	return logrus.NewEntry(l).WithField("cmd", "compact"), nil
 }
 
 func compactDir(dir string, topics []string, force bool, dedupe int64, defaults map[string]string, logger *logrus.Entry, stderr io.Writer) (sum compact.Summary, err error) {

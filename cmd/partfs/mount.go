@@ -5,10 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -18,9 +21,27 @@ import (
 	"github.com/partfs/partfs/metrics"
 )
 
+const mountHelp = `usage: partfs mount [flags] DATADIR MOUNTPOINT
+
+Serves DATADIR (a Kafka-compatible log directory; created if missing) on
+MOUNTPOINT in the foreground until SIGINT/SIGTERM or umount; then flushes,
+writes checkpoints and the clean-shutdown marker, and exits 0.
+--config log.cleaner.* keys set the background cleaner; other keys are
+topic defaults for this mount (not stored).
+
+examples:
+  partfs mount ./data ./mnt
+  partfs mount --read-only /var/lib/kafka/data /mnt/kafka
+  partfs mount --config segment.bytes=104857600 --config retention.ms=86400000 ./data ./mnt
+  partfs mount --metrics-addr 127.0.0.1:9646 --log-format json ./data ./mnt
+
+flags:
+`
+
 type mountFlags struct {
 	readOnly, allowOther, debugFUSE bool
-	logLevel, logFormat, cpuProfile string
+	log                             logFlags
+	cpuProfile, metricsAddr         string
 	config                          configFlags
 	datadir, mountpoint             string
 }
@@ -32,12 +53,12 @@ func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
 	fl.BoolVar(&mf.readOnly, "read-only", false, "refuse every change (EROFS); recover only in memory")
 	fl.BoolVar(&mf.allowOther, "allow-other", false, "let users other than the mounting one use the mount")
 	fl.BoolVar(&mf.debugFUSE, "debug-fuse", false, "log every FUSE request")
-	fl.StringVar(&mf.logLevel, "log-level", "info", "trace|debug|info|warn|error")
-	fl.StringVar(&mf.logFormat, "log-format", "text", "text|json")
+	mf.log.register(fl, "info")
+	fl.StringVar(&mf.metricsAddr, "metrics-addr", "", "also serve MOUNTPOINT/.metrics over HTTP on this address (e.g. 127.0.0.1:9646)")
 	fl.StringVar(&mf.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole mount to this file")
 	fl.Var(mf.config, "config", "KEY=VALUE topic default for this mount (repeatable; not stored)")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: partfs mount [flags] DATADIR MOUNTPOINT\n\nServes DATADIR on MOUNTPOINT in the foreground until SIGINT/SIGTERM or umount.")
+		fmt.Fprint(stderr, mountHelp)
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
@@ -51,25 +72,6 @@ func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
 	return mf, nil
 }
 
-func mountLogger(level, format string, w io.Writer) (*logrus.Entry, error) {
-	l := logrus.New()
-	l.SetOutput(w)
-	lvl, err := logrus.ParseLevel(level)
-	if err != nil {
-		return nil, err
-	}
-	l.SetLevel(lvl)
-	switch format {
-	case "text":
-		l.SetFormatter(&logrus.TextFormatter{FullTimestamp: true})
-	case "json":
-		l.SetFormatter(&logrus.JSONFormatter{})
-	default:
-		return nil, fmt.Errorf("--log-format %q: want text or json", format)
-	}
-	return logrus.NewEntry(l), nil
-}
-
 // mountCmd serves DATADIR on MOUNTPOINT until a signal or umount, then
 // closes the store cleanly (flush, checkpoints, clean-shutdown marker).
 func mountCmd(args []string) int {
@@ -81,7 +83,7 @@ func mountCmd(args []string) int {
 		fmt.Fprintln(os.Stderr, "partfs mount:", err)
 		return 2
 	}
-	lg, err := mountLogger(mf.logLevel, mf.logFormat, os.Stderr)
+	lg, err := mf.log.logger(os.Stderr, "mount")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "partfs mount:", err)
 		return 2
@@ -113,6 +115,14 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		return fmt.Errorf("open %s: %w", mf.datadir, err)
 	}
 	mets := metrics.New(st)
+	if mf.metricsAddr != "" {
+		ln, err := net.Listen("tcp", mf.metricsAddr)
+		if err != nil {
+			_ = st.Close()
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		defer serveMetrics(ln, mets, lg)()
+	}
 	stopCleaner := func() {}
 	if cleanerOn && !mf.readOnly {
 		cleaner.OnCleaned = mets.Cleaned
@@ -150,4 +160,18 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	}
 	lg.Info("clean shutdown")
 	return nil
+}
+
+// serveMetrics serves mets over HTTP at /metrics on ln until stop is called.
+func serveMetrics(ln net.Listener, mets *metrics.Metrics, lg *logrus.Entry) (stop func()) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", mets.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			lg.WithError(err).Error("metrics server stopped")
+		}
+	}()
+	lg.WithField("addr", ln.Addr().String()).Info("serving metrics over HTTP at /metrics")
+	return func() { _ = srv.Close() }
 }
