@@ -43,7 +43,8 @@ type Log struct {
 	buf       []byte
 	spans     []int
 	recBuf    []record.Record
-	txns      []abortedTxn // aborted transactions from .txnindex files, by lastOffset
+	txns      []abortedTxn // aborted transactions (.txnindex files, markers seen by recovery)
+	tracker   *txnTracker  // set while recovery scans
 	firstTs   cachedTs
 	pending   []pendingDelete // .deleted files awaiting file.delete.delay.ms
 	rebuild   []*segment      // segments whose index failed a lookup

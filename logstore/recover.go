@@ -14,6 +14,8 @@ import (
 // last valid batch and every later segment is deleted, as Kafka does.
 // REQUIRES: mu held or the log not shared.
 func (l *Log) recoverFrom(rp int64) error {
+	l.tracker = &txnTracker{ongoing: map[int64]int64{}}
+	defer func() { l.addFoundTxns(l.tracker.found); l.tracker = nil }()
 	from := l.floorSegment(rp)
 	for i, s := range l.segs[:from] {
 		if err := s.fullIndexCheck(l.segs[i+1].base); err != nil {
@@ -120,6 +122,9 @@ func (l *Log) rebuild1(s *segment) (int64, error) {
 		n, err := l.countBatch(dec, b)
 		if err != nil {
 			return valid, err
+		}
+		if l.tracker != nil {
+			l.tracker.observe(dec, b)
 		}
 		s.records += n
 		valid = b.Pos + h.Size()

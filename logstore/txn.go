@@ -2,10 +2,12 @@ package logstore
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sort"
 
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // abortedTxn is one .txnindex entry (34 bytes on disk: version int16,
@@ -81,4 +83,112 @@ func isAborted(txns []abortedTxn, offset int64) bool {
 		}
 	}
 	return false
+}
+
+// Control record types (ControlRecordType.java) of transaction markers.
+const (
+	controlAbort  = 0
+	controlCommit = 1
+)
+
+// txnTracker rebuilds aborted transactions from markers while recovery
+// scans batches, for data that has no .txnindex (Kafka rebuilds it from its
+// producer state the same way): a producer's transaction starts at its first
+// transactional batch after its last marker, and an ABORT marker ends it.
+type txnTracker struct {
+	ongoing map[int64]int64 // producer id -> first offset of its open transaction
+	found   []abortedTxn
+}
+
+// observe notes one valid batch.
+func (tt *txnTracker) observe(dec *record.Decoder, b *record.Batch) {
+	h := &b.Header
+	if h.Magic < 2 || !h.IsTransactional() {
+		return
+	}
+	if !h.IsControl() {
+		if _, ok := tt.ongoing[h.ProducerID]; !ok {
+			tt.ongoing[h.ProducerID] = h.BaseOffset
+		}
+		return
+	}
+	typ := int16(-1)
+	dec.Records(b, func(r *record.Record) bool {
+		if len(r.Key) >= 4 {
+			typ = int16(binary.BigEndian.Uint16(r.Key[2:]))
+		}
+		return false
+	})
+	first, open := tt.ongoing[h.ProducerID]
+	delete(tt.ongoing, h.ProducerID)
+	if typ == controlAbort && open {
+		tt.found = append(tt.found, abortedTxn{pid: h.ProducerID, first: first, last: h.LastOffset()})
+	}
+}
+
+// addFoundTxns merges the aborted transactions recovery found into the log
+// and marks the record counts of the segments they touch for recounting.
+// REQUIRES: mu held or the log not shared.
+func (l *Log) addFoundTxns(found []abortedTxn) {
+	var added []abortedTxn
+	for _, t := range found {
+		if !containsTxn(l.txns, t) {
+			added = append(added, t)
+		}
+	}
+	if len(added) == 0 {
+		return
+	}
+	l.addTxns(added)
+	if err := l.writeTxnIndexes(added); err != nil {
+		l.logger.WithError(err).Warn("cannot write rebuilt transaction index")
+	}
+	for _, s := range l.segs {
+		for _, t := range added {
+			if t.first < s.next && t.last >= s.base {
+				s.records = -1
+			}
+		}
+	}
+	l.logger.WithField("aborted_transactions", len(added)).Info("rebuilt aborted transactions from markers")
+}
+
+func containsTxn(ts []abortedTxn, t abortedTxn) bool {
+	for _, x := range ts {
+		if x.pid == t.pid && x.first <= t.last && t.first <= x.last {
+			return true
+		}
+	}
+	return false
+}
+
+// writeTxnIndexes appends entries to the .txnindex of the segment holding
+// each transaction's marker (Kafka's AbortedTxn format, lastStableOffset =
+// the transaction's first offset), so that a clean open finds them.
+// REQUIRES: mu held or the log not shared.
+func (l *Log) writeTxnIndexes(added []abortedTxn) error {
+	if l.readOnly {
+		return nil
+	}
+	bySeg := map[int64][]byte{}
+	for _, t := range added {
+		s := l.segs[l.floorSegment(t.last)]
+		e := make([]byte, txnEntrySize)
+		binary.BigEndian.PutUint64(e[2:], uint64(t.pid))
+		binary.BigEndian.PutUint64(e[10:], uint64(t.first))
+		binary.BigEndian.PutUint64(e[18:], uint64(t.last))
+		binary.BigEndian.PutUint64(e[26:], uint64(t.first))
+		bySeg[s.base] = append(bySeg[s.base], e...)
+	}
+	var errs []error
+	for base, entries := range bySeg {
+		path := segmentPath(l.dir, base, txnIndexSuffix)
+		var old []byte
+		if f, err := l.fs.Open(path); err == nil {
+			old, _ = readAll(f)
+			f.Close()
+		}
+		errs = append(errs, vfs.WriteFileDurable(l.fs, path, append(old, entries...)))
+	}
+	return errors.Join(errs...)
 }
