@@ -149,8 +149,22 @@ type where struct {
 func verifyPartition(t testing.TB, d *daemon, part string, apps []*appender, compacted bool) (records, removed int) {
 	t.Helper()
 	ps := readPartState(t, d, part)
+	seen, found := scanServed(t, part, ps, indexValues(apps), compacted)
+	total := resolveGroups(t, part, apps, found, compacted)
+	if compacted {
+		checkLatestPerKey(t, part, apps, seen)
+	} else if err := comparePlain(d, part, ps); err != nil {
+		t.Fatal(err)
+	}
+	if ps.end != total {
+		t.Fatalf("%s: log end offset %d, but %d records were appended", part, ps.end, total)
+	}
+	return len(ps.recs), int(total) - len(ps.recs)
+}
+
+// indexValues maps every value ever written by apps to where it was written.
+func indexValues(apps []*appender) map[string]where {
 	index := map[string]where{}
-	var total int64 // lines that got an offset
 	for _, a := range apps {
 		for gi, g := range a.groups {
 			for i, v := range g.values {
@@ -158,33 +172,54 @@ func verifyPartition(t testing.TB, d *daemon, part string, apps []*appender, com
 			}
 		}
 	}
+	return index
+}
+
+// scanServed checks each served record: written, once, not a write already
+// found absent, offsets increasing (contiguous from 0 unless compacted),
+// each appender's records in its write order. It returns the values seen
+// and how many records of each group were found.
+func scanServed(t testing.TB, part string, ps partState, index map[string]where, compacted bool) (map[string]bool, map[*group]int) {
+	t.Helper()
 	seen := map[string]bool{}
-	foundGroup := map[*group]int{}
+	found := map[*group]int{}
+	lastOf := map[*appender][2]int{}
 	last := int64(-1)
 	for n, r := range ps.recs {
 		if r.Value == nil {
 			t.Fatalf("%s: offset %d: null value never written", part, r.Offset)
 		}
 		w, ok := index[*r.Value]
-		if !ok {
+		switch {
+		case !ok:
 			t.Fatalf("%s: offset %d: value %q was never written (corrupt or foreign)", part, r.Offset, *r.Value)
-		}
-		if seen[*r.Value] {
+		case seen[*r.Value]:
 			t.Fatalf("%s: offset %d: value %q served twice", part, r.Offset, *r.Value)
-		}
-		seen[*r.Value] = true
-		if w.a.groups[w.g].state == dropped {
+		case w.a.groups[w.g].state == dropped:
 			t.Fatalf("%s: offset %d: %q was not acknowledged and absent before, now present", part, r.Offset, *r.Value)
-		}
-		foundGroup[w.a.groups[w.g]]++
-		if r.Offset <= last || (!compacted && r.Offset != int64(n)) {
+		case r.Offset <= last || (!compacted && r.Offset != int64(n)):
 			t.Fatalf("%s: record %d has offset %d after %d (contiguous from 0 expected: %v)", part, n, r.Offset, last, !compacted)
 		}
+		if prev, ok := lastOf[w.a]; ok && (w.g < prev[0] || w.g == prev[0] && w.i <= prev[1]) {
+			t.Fatalf("%s: offset %d: %q comes after a later write of its appender", part, r.Offset, *r.Value)
+		}
+		lastOf[w.a] = [2]int{w.g, w.i}
+		seen[*r.Value] = true
+		found[w.a.groups[w.g]]++
 		last = r.Offset
 	}
+	return seen, found
+}
+
+// resolveGroups checks acknowledged writes are there whole (torn writes and
+// losses fail), settles pending writes as present or dropped, and returns
+// how many records were appended in all.
+func resolveGroups(t testing.TB, part string, apps []*appender, found map[*group]int, compacted bool) int64 {
+	t.Helper()
+	var total int64
 	for _, a := range apps {
 		for _, g := range a.groups {
-			n := foundGroup[g]
+			n := found[g]
 			switch {
 			case !compacted && n != 0 && n != len(g.values):
 				t.Fatalf("%s: write of %d lines %v is torn: %d present", part, len(g.values), g.values, n)
@@ -200,15 +235,7 @@ func verifyPartition(t testing.TB, d *daemon, part string, apps []*appender, com
 			}
 		}
 	}
-	if compacted {
-		checkLatestPerKey(t, part, apps, seen)
-	} else if err := comparePlain(d, part, ps); err != nil {
-		t.Fatal(err)
-	}
-	if ps.end != total {
-		t.Fatalf("%s: log end offset %d, but %d records were appended", part, ps.end, total)
-	}
-	return len(ps.recs), int(total) - len(ps.recs)
+	return total
 }
 
 // checkLatestPerKey: the latest appended value of each key is served.
