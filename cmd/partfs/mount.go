@@ -106,6 +106,11 @@ func mountCmd(args []string) int {
 }
 
 func serve(mf *mountFlags, lg *logrus.Entry) error {
+	// Signals are caught from the start: one that arrives while the store
+	// opens or the mount starts is handled once the mount is up.
+	stop := make(chan os.Signal, 2)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(stop)
 	cleaner, cleanerOn, defaults, err := compact.ParseBrokerConfig(mf.config)
 	if err != nil {
 		return fmt.Errorf("--config: %w", err)
@@ -136,9 +141,6 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		return fmt.Errorf("mount on %s: %w (a dead mount there? try: umount -l %s)", mf.mountpoint, err, mf.mountpoint)
 	}
 	lg.WithFields(logrus.Fields{"datadir": mf.datadir, "mountpoint": mf.mountpoint, "read_only": mf.readOnly}).Info("mounted")
-	stop := make(chan os.Signal, 2)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(stop)
 	go func() {
 		for sig := range stop {
 			lg.WithField("signal", sig.String()).Info("unmounting")
