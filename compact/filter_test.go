@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"testing"
 
@@ -238,9 +239,9 @@ func TestFilterDropsOrEmptiesDeadBatches(t *testing.T) {
 }
 
 func TestFilterLegacy(t *testing.T) {
-	raw, err := os.ReadFile("/work/shared/fixtures/kafka/kafka-python/record_batch_data_v1_all.bin")
+	raw, err := os.ReadFile(testfixtures.Path(t, "kafka-python/record_batch_data_v1_all.bin"))
 	if err != nil {
-		t.Skip("fixture missing:", err)
+		t.Fatal(err)
 	}
 	m := mapOf(t, []kv{{2, 0, "k", "v"}}) // covers offsets <= 2: their null keys go
 	out := runFilter(t, newFilter(m, 0), raw)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,10 +212,10 @@ func TestDumpTimeIndexReportsMismatches(t *testing.T) {
 // (kafkajs fixture: 1 611 v1 messages then v2 batches) with Kafka's rule
 // and verifies the dump against it.
 func TestVerifyIndexOnRealLegacyData(t *testing.T) {
-	src := "/work/shared/fixtures/kafka/kafkajs/fetch_v4_response_mixed_formats.p0.records.bin"
+	src := testfixtures.Path(t, "kafkajs/fetch_v4_response_mixed_formats.p0.records.bin")
 	data, err := os.ReadFile(src)
 	if err != nil {
-		t.Skipf("fixture: %v", err)
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	sc := record.NewBytesScanner(data, "fixture")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,21 +13,8 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// logFixtureDir holds the real Kafka record sets (../shared/fixtures/kafka
-// beside the checkout; PARTFS_FIXTURES overrides).
-func logFixtureDir(t *testing.T) string {
-	dir := os.Getenv("PARTFS_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "fixtures", "kafka")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("fixtures not found: %v", err)
-		}
-		t.Fatalf("fixtures not found: %v", err)
-	}
-	return dir
-}
+// logFixtureDir holds the real Kafka record sets.
+func logFixtureDir(t *testing.T) string { return testfixtures.Dir(t) }
 
 // backwardsSkipped: records franz-go (which wrote the expected files) skips
 // because their batch's offsets go backwards; a log dump shows them.

@@ -3,6 +3,7 @@ package logstore
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/partfs/partfs/internal/testfixtures"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,8 +14,6 @@ import (
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
-
-const fixtureDir = "/work/shared/fixtures/kafka"
 
 // openFixture copies a real record set as a partition's only segment, with
 // no index and no checkpoint, and opens the data directory.
@@ -60,7 +59,7 @@ func jsonValues(t *testing.T, lines [][]byte) []map[string]any {
 }
 
 func TestRealFixtures(t *testing.T) {
-	bins, _ := filepath.Glob(fixtureDir + "/*/*.bin")
+	bins, _ := filepath.Glob(testfixtures.Dir(t) + "/*/*.bin")
 	tested := 0
 	for _, bin := range bins {
 		want, err := os.ReadFile(bin + ".expected.jsonl")
@@ -129,14 +128,14 @@ func TestFixtureTails(t *testing.T) {
 		"kafka-rust/fetch2.mytopic.nocompression.invalid_crc.kafka.0900.records.bin": 0,
 	}
 	for name, wantEnd := range cases {
-		st, l, _ := openFixture(t, filepath.Join(fixtureDir, name))
+		st, l, _ := openFixture(t, testfixtures.Path(t, name))
 		if l.EndOffset() != wantEnd {
 			t.Errorf("%s: end %d, want %d", name, l.EndOffset(), wantEnd)
 		}
 		st.Close()
 	}
-	partial, _ := filepath.Glob(fixtureDir + "/kafkajs/*partial*.bin")
-	partial = append(partial, fixtureDir+"/kafkajs/fetch_v2_response_index_out_of_range.p1.records.bin")
+	partial, _ := filepath.Glob(testfixtures.Dir(t) + "/kafkajs/*partial*.bin")
+	partial = append(partial, testfixtures.Path(t, "kafkajs/fetch_v2_response_index_out_of_range.p1.records.bin"))
 	for _, bin := range partial {
 		data, _ := os.ReadFile(bin)
 		valid, next := validPrefix(data)

@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // index, unclean): the open never fails or panics, the segment is cut to
 // its valid prefix, and every record served decodes from that prefix.
 func FuzzOpenSegment(f *testing.F) {
-	bins, _ := filepath.Glob(fixtureDir + "/*/*.bin")
+	bins, _ := filepath.Glob(testfixtures.Dir(f) + "/*/*.bin")
 	for i, bin := range bins {
 		if data, err := os.ReadFile(bin); err == nil && len(data) < 20000 && i%2 == 0 {
 			f.Add(data)

@@ -4,27 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// fixtureDir holds real Kafka record sets (../shared/fixtures/kafka beside
-// the checkout; PARTFS_FIXTURES overrides).
-func fixtureDir(t testing.TB) string {
-	dir := os.Getenv("PARTFS_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "fixtures", "kafka")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("fixtures not found: %v", err)
-		}
-		t.Fatalf("fixtures not found: %v", err)
-	}
-	return dir
-}
+// fixtureDir holds real Kafka record sets.
+func fixtureDir(t testing.TB) string { return testfixtures.Dir(t) }
 
 // fixtureFiles lists every .bin fixture (relative names).
 func fixtureFiles(t testing.TB) (string, []string) {

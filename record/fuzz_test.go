@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,11 +16,7 @@ func addFixtureSeeds(f *testing.F, keep func(b []byte) bool) {
 		b, _ := e.AppendBatch(nil, 5, sampleRecords()[:4], BatchOptions{Codec: c})
 		f.Add(b)
 	}
-	dir := os.Getenv("PARTFS_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "fixtures", "kafka")
-	}
-	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+	filepath.Walk(testfixtures.Dir(f), func(p string, info os.FileInfo, err error) error {
 		if err == nil && filepath.Ext(p) == ".bin" {
 			if b, err := os.ReadFile(p); err == nil && keep(b) {
 				f.Add(b)

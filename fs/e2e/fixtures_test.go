@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,15 +15,13 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-const fixtureDir = "../../../shared/fixtures/kafka"
-
 // TestKafkaFixturesReadOnly mounts a data directory built from real Kafka
 // record sets (V0/V1/V2, compressed) --read-only and checks log.jsonl and
 // log against the independent decoder's expected records.
 func TestKafkaFixturesReadOnly(t *testing.T) {
-	expected, _ := filepath.Glob(filepath.Join(fixtureDir, "*", "*.expected.jsonl"))
+	expected, _ := filepath.Glob(filepath.Join(testfixtures.Dir(t), "*", "*.expected.jsonl"))
 	if len(expected) == 0 {
-		t.Skip("no fixtures at " + fixtureDir)
+		t.Fatal("no expected files in " + testfixtures.Dir(t))
 	}
 	data := t.TempDir()
 	topics := map[string][]map[string]any{}
