@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/partfs/partfs/checkpoint"
+	"github.com/partfs/partfs/progress"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -24,6 +25,7 @@ type checker struct {
 	segments int
 	indexes  int
 	batches  int64
+	progress *progress.Reporter // nil when not reporting
 }
 
 func (c *checker) damage(format string, args ...any) {
@@ -43,10 +45,20 @@ func (c *checker) note(format string, args ...any) {
 // position. damaged reports whether anything was found; err is an I/O error
 // that stopped the check.
 func Check(w io.Writer, dataDir string) (damaged bool, err error) {
+	return CheckProgress(w, dataDir, nil)
+}
+
+// CheckProgress is Check, reporting bytes checked, rate and ETA to
+// progressTo (redrawn on a terminal, periodic lines otherwise) unless nil.
+func CheckProgress(w io.Writer, dataDir string, progressTo io.Writer) (damaged bool, err error) {
 	c := &checker{w: w}
 	entries, err := os.ReadDir(dataDir)
 	if err != nil {
 		return false, fmt.Errorf("check %s: %w", dataDir, err)
+	}
+	if progressTo != nil {
+		c.progress = progress.Start(progressTo, "check "+dataDir, segmentBytes(dataDir, entries), progress.Options{})
+		defer c.progress.Done("")
 	}
 	c.checkRootFiles(dataDir)
 	for _, e := range entries {
@@ -58,12 +70,30 @@ func Check(w io.Writer, dataDir string) (damaged bool, err error) {
 			c.checkRecoveryPoint(e.Name(), end)
 		}
 	}
+	c.progress.Done("")
 	state := "OK"
 	if c.damaged {
 		state = "DAMAGED"
 	}
 	fmt.Fprintf(w, "%s: %d segments, %d batches, %d indexes checked: %s\n", dataDir, c.segments, c.batches, c.indexes, state)
 	return c.damaged, nil
+}
+
+// segmentBytes is the size of every .log file of the partitions in dataDir.
+func segmentBytes(dataDir string, entries []os.DirEntry) int64 {
+	var total int64
+	for _, e := range entries {
+		if !e.IsDir() || !isPartitionDir(e.Name()) {
+			continue
+		}
+		logs, _ := filepath.Glob(filepath.Join(dataDir, e.Name(), "*.log"))
+		for _, l := range logs {
+			if fi, err := os.Stat(l); err == nil {
+				total += fi.Size()
+			}
+		}
+	}
+	return total
 }
 
 // isPartitionDir matches "<topic>-<n>".
@@ -174,6 +204,7 @@ func (c *checker) checkBatches(f io.ReaderAt, path string, base, size int64) int
 		b := sc.Batch()
 		h := &b.Header
 		c.batches++
+		c.progress.Add(h.Size())
 		switch {
 		case h.BaseOffset < base && h.Magic >= 2:
 			c.damage("%s: at position %d: batch offset %d below the segment's base offset %d", path, b.Pos, h.BaseOffset, base)

@@ -66,11 +66,19 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// Add records n more bytes done.
-func (r *Reporter) Add(n int64) { r.done.Add(n) }
+// Add records n more bytes done. A nil Reporter ignores it.
+func (r *Reporter) Add(n int64) {
+	if r != nil {
+		r.done.Add(n)
+	}
+}
 
 // Done stops the reporter and prints the final line with summary appended.
+// A nil Reporter ignores it.
 func (r *Reporter) Done(summary string) {
+	if r == nil {
+		return
+	}
 	r.once.Do(func() {
 		close(r.stop)
 		r.wg.Wait()
