@@ -54,8 +54,8 @@ func (d *daemon) start() {
 	}
 	go func() { d.exitErr = d.cmd.Wait(); close(d.done) }()
 	deadline := time.Now().Add(30 * time.Second)
-	// the "mounted" line comes after the daemon installs its signal
-	// handler (a SIGTERM between mount(2) and that kills it uncleanly)
+	// the mount point appears at mount(2); the daemon serves once it logs
+	// "mounted"
 	for !isFUSEMount(d.mnt) || !strings.Contains(d.log.String(), "msg=mounted") {
 		select {
 		case <-d.done:
@@ -140,9 +140,8 @@ func (d *daemon) waitLog(timeout time.Duration, subs ...string) bool {
 	}
 }
 
-// stop unmounts cleanly (umount, which SPEC makes the same as SIGTERM; the
-// daemon installs its SIGTERM handler only after it logs "mounted", see
-// TestSIGTERMRightAfterMount) and requires exit status 0.
+// stop unmounts cleanly with umount (SPEC §1: the same as SIGTERM, which
+// TestSIGTERMRightAfterMount covers) and requires exit status 0.
 func (d *daemon) stop() {
 	d.t.Helper()
 	var err error

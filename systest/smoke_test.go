@@ -75,7 +75,12 @@ func TestSIGTERMRightAfterMount(t *testing.T) {
 		case err = <-done:
 		case <-time.After(20 * time.Second):
 			st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
-			stack, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stack", cmd.Process.Pid))
+			var stack []byte
+			tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stack", cmd.Process.Pid))
+			for _, task := range tasks {
+				b, _ := os.ReadFile(task)
+				stack = append(append(stack, task+":\n"...), b...)
+			}
 			cmd.Process.Kill()
 			_ = syscall.Unmount(mnt, syscall.MNT_DETACH)
 			t.Fatalf("BUG: try %d: the daemon did not exit 20 s after SIGTERM right after the mount appeared; /proc stat %s\nkernel stack:\n%s\noutput:\n%s", i, st, stack, out.String())
