@@ -27,6 +27,11 @@ type Options struct {
 	// NoBackground starts no goroutine at all (tests drive RunMaintenance).
 	NoBackground bool
 
+	// OnRecovered, if set, is told of every segment re-validated by an
+	// unclean open: the bytes scanned and the bytes cut from its tail (for
+	// progress and metrics). It runs during Open, on the opening goroutine.
+	OnRecovered func(topic string, partition int, scanned, cut int64)
+
 	// Jitter returns a random value in [0, n) for segment.jitter.ms
 	// (default math/rand).
 	Jitter func(n int64) int64

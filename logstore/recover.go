@@ -80,6 +80,9 @@ func (l *Log) recoverSegment(s *segment, active bool) error {
 	if err := s.finishIndexes(active && !l.readOnly); err != nil {
 		l.logger.WithError(err).WithField("segment", s.path).Error("cannot finish rebuilt indexes")
 	}
+	if f := l.store.opt.OnRecovered; f != nil {
+		f(l.topic, l.partition, valid, s.size-valid)
+	}
 	if valid == s.size {
 		return nil
 	}

@@ -62,10 +62,16 @@ func New(store partlog.Store) *Metrics {
 	m.cleanWrite = counter("cleaner_written_bytes_total", "Segment bytes written by the cleaner.", partLabels...)
 	m.cleanDrop = counter("cleaner_removed_records_total", "Records removed by the cleaner.", partLabels...)
 	m.truncs = counter("recovery_truncated_bytes_total", "Bytes cut from torn or corrupt segment tails at recovery.", partLabels...)
-	if store != nil {
+	m.AddStore(store)
+	return m
+}
+
+// AddStore adds per-partition gauges read from store at scrape time (for
+// metrics created before the store was open). A nil store is ignored.
+func (m *Metrics) AddStore(store partlog.Store) {
+	if m != nil && store != nil {
 		m.reg.MustRegister(&storeCollector{store: store})
 	}
-	return m
 }
 
 func part(p int) string { return strconv.Itoa(p) }

@@ -73,6 +73,17 @@ func (r *Reporter) Add(n int64) {
 	}
 }
 
+// Bytes returns the bytes done so far.
+func (r *Reporter) Bytes() int64 { return r.done.Load() }
+
+// Stop ends the reporter without a final line.
+func (r *Reporter) Stop() {
+	r.once.Do(func() {
+		close(r.stop)
+		r.wg.Wait()
+	})
+}
+
 // Done stops the reporter and prints the final line with summary appended.
 // A nil Reporter ignores it.
 func (r *Reporter) Done(summary string) {
