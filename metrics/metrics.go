@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
 
@@ -41,6 +42,8 @@ var partLabels = []string{"topic", "partition"}
 // New builds the metrics of one mount over store (which may be nil).
 func New(store partlog.Store) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry()}
+	// The daemon's own health: goroutines, memory, open fds, RSS.
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
 		c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "partfs", Name: name, Help: help}, labels)
 		m.reg.MustRegister(c)

@@ -68,6 +68,11 @@ func TestTextParsesWithExpfmt(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
+	for _, name := range []string{"go_goroutines", "process_open_fds", "process_resident_memory_bytes"} {
+		if families[name] == nil {
+			t.Errorf("%s missing", name)
+		}
+	}
 	if h := families["partfs_fuse_operation_seconds"]; h == nil || len(h.Metric) != 2 {
 		t.Fatalf("latency histogram missing or wrong: %v", h)
 	}
