@@ -47,8 +47,10 @@ func (l *Log) largestTimestamp(seg partlog.Segment) int64 {
 }
 
 // findInSegment is LogSegment.findOffsetByTimestamp: time index, offset
-// index, then a scan to the first batch with maxTimestamp >= ts and its
-// first record with timestamp >= ts and offset >= start.
+// index, then a header-only scan to the first batch with maxTimestamp >= ts,
+// which alone is read (CRC-checked) and decoded to its first record with
+// timestamp >= ts and offset >= start. Headers the header-only scan cannot
+// use fall back to a checking scan, which reports them.
 func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, error) {
 	s, err := l.segmentByID(seg)
 	if err != nil {
@@ -60,46 +62,86 @@ func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, 
 	s.ixmu.RUnlock()
 	target := max(off, start)
 	pos := s.positionFor(target, seg.Size)
-	res, found, err := l.scanForTime(s, seg, pos, target, ts, start)
-	if err == errIndexMismatch {
-		l.scheduleRebuild(s)
-		return l.scanForTime(s, seg, 0, target, ts, start)
-	}
-	return res, found, err
-}
-
-func (l *Log) scanForTime(s *segment, seg partlog.Segment, pos, target, ts, start int64) (int64, bool, error) {
 	dec := decoders.Get().(*record.Decoder)
 	defer decoders.Put(dec)
+	q := timeQuery{s: s, next: seg.Next, ts: ts, start: start, dec: dec}
+	p, h, err := s.findBatch(pos, seg.Size, target, q.holds)
+	if err == errIndexMismatch {
+		l.scheduleRebuild(s)
+		pos = 0
+		p, h, err = s.findBatch(0, seg.Size, target, q.holds)
+	}
+	switch {
+	case err == errNoBatch:
+		return 0, false, nil
+	case err == nil:
+		return q.readAt(p, &h)
+	}
+	return q.scan(pos, seg.Size, target)
+}
+
+// timeQuery finds the first record with timestamp >= ts and offset in
+// [start, next) in a segment.
+type timeQuery struct {
+	s               *segment
+	next, ts, start int64
+	dec             *record.Decoder
+	found           bool
+	res             int64
+}
+
+// holds reports the batch to search: the first with maxTimestamp >= ts
+// (V2 batches at or past next are not in the snapshot).
+func (q *timeQuery) holds(h *record.BatchHeader) bool {
+	return h.MaxTimestamp >= q.ts && !(h.BaseOffset >= q.next && h.Magic >= 2)
+}
+
+// readAt reads the batch at p with one pread and searches it.
+func (q *timeQuery) readAt(p int64, h *record.BatchHeader) (int64, bool, error) {
+	bb := batchBufs.Get().(*batchBuf)
+	defer putBatchBuf(bb)
+	b, err := q.s.readBatch(bb, p, h)
+	if err == nil {
+		err = q.search(&b)
+	}
+	return q.res, q.found, scanErr(q.s, p, err)
+}
+
+// search decodes b up to the answer.
+func (q *timeQuery) search(b *record.Batch) error {
+	err := q.dec.Records(b, func(r *record.Record) bool {
+		if r.Timestamp >= q.ts && r.Offset >= q.start && r.Offset < q.next {
+			q.found, q.res = true, r.Offset
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return corruptErr(q.s, b.Pos, err)
+	}
+	return nil
+}
+
+// scan is the checking scan from pos (an index position for target, or 0).
+func (q *timeQuery) scan(pos, size, target int64) (int64, bool, error) {
 	first := true
-	found, res := false, int64(0)
-	err := scanFrom(s, pos, seg.Size, func(b *record.Batch) (bool, error) {
+	err := scanFrom(q.s, pos, size, func(b *record.Batch) (bool, error) {
 		if first && pos > 0 && b.Header.Magic >= 2 && b.Header.BaseOffset > target {
 			return true, errIndexMismatch
 		}
 		first = false
-		if b.Header.MaxTimestamp < ts || b.Header.BaseOffset >= seg.Next && b.Header.Magic >= 2 {
+		if !q.holds(&b.Header) {
 			return false, nil
 		}
-		err := dec.Records(b, func(r *record.Record) bool {
-			if r.Timestamp >= ts && r.Offset >= start && r.Offset < seg.Next {
-				found, res = true, r.Offset
-				return false
-			}
-			return true
-		})
-		if err != nil {
-			return true, corruptErr(s, b.Pos, err)
-		}
-		return true, nil
+		return true, q.search(b)
 	})
 	switch {
-	case err == nil || err == errIndexMismatch || errors.Is(err, partlog.ErrCorrupt):
-		return res, found, err
-	case first && pos > 0:
-		return 0, false, errIndexMismatch
+	case err == nil || errors.Is(err, partlog.ErrCorrupt):
+		return q.res, q.found, err
+	case err == errIndexMismatch || first && pos > 0:
+		return q.scan(0, size, target)
 	}
-	return 0, false, corruptErr(s, pos, err)
+	return 0, false, corruptErr(q.s, pos, err)
 }
 
 // offsetOfMaxTimestamp implements MAX_TIMESTAMP (-3): the segment with the

@@ -15,6 +15,10 @@ var decoders = sync.Pool{New: func() any { return new(record.Decoder) }}
 // up to seg.Next. Control batches and records of aborted transactions are
 // skipped. Corrupt data fails the read with an error wrapping
 // partlog.ErrCorrupt and naming the file and position.
+//
+// The batch holding from is found by Locate's header-only scan and read
+// with one pread; the batches after it by one pooled scanner. Decoder,
+// scanner and buffers are pooled: a Read allocates nothing per call.
 func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
 	if from >= seg.Next {
 		return nil
@@ -24,15 +28,22 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 		return err
 	}
 	defer l.releaseAll([]*segment{s})
-	aborted := l.abortedIn(seg.Base, seg.Next)
+	dec := decoders.Get().(*record.Decoder)
+	defer decoders.Put(dec)
+	v := recordFilter{s: s, next: seg.Next, from: from, aborted: l.abortedIn(seg.Base, seg.Next), fn: fn, dec: dec}
+	if pos, h, err := l.locateIn(s, seg, from); err == nil {
+		return v.readLocated(pos, &h, seg.Size)
+	}
+	// a header the header-only scan could not use: the checking scan
+	// reports it (or finds nothing), as before
 	pos := s.positionFor(from, seg.Size)
-	if err := l.readFrom(s, seg, pos, from, aborted, fn); !errors.Is(err, errIndexMismatch) {
+	if err := v.readFrom(pos, seg.Size); !errors.Is(err, errIndexMismatch) {
 		return err
 	}
 	l.logger.WithField("segment", s.path).WithField("offset", from).
 		Warn("offset index entry does not point at its batch; scanning the segment and rebuilding its index")
 	l.scheduleRebuild(s)
-	return l.readFrom(s, seg, 0, from, aborted, fn)
+	return v.readFrom(0, seg.Size)
 }
 
 var errIndexMismatch = errors.New("index entry does not match the segment")
@@ -51,53 +62,93 @@ func (s *segment) positionFor(offset, size int64) int64 {
 	return int64(pos)
 }
 
-// readFrom scans s from pos and hands the records >= from to fn.
-func (l *Log) readFrom(s *segment, seg partlog.Segment, pos, from int64, aborted []abortedTxn, fn func(*record.Record) bool) error {
-	dec := decoders.Get().(*record.Decoder)
-	defer decoders.Put(dec)
-	first := true
-	err := scanFrom(s, pos, seg.Size, func(b *record.Batch) (bool, error) {
-		h := &b.Header
-		if first && pos > 0 && h.BaseOffset > from && h.Magic >= 2 {
-			return true, errIndexMismatch
-		}
-		first = false
-		if h.LastOffset() < from || h.IsControl() {
-			return false, nil
-		}
-		if h.BaseOffset >= seg.Next && h.Magic >= 2 {
-			return true, nil
-		}
-		stop := false
-		txn := abortedFor(aborted, h)
-		err := dec.Records(b, func(r *record.Record) bool {
-			switch {
-			case r.Offset < from:
-				return true
-			case r.Offset >= seg.Next:
-				stop = true
-				return false
-			case txn != nil && isAborted(txn, r.Offset):
-				return true
-			}
-			if !fn(r) {
-				stop = true
-				return false
-			}
-			return true
-		})
-		if err != nil {
-			return true, corruptErr(s, b.Pos, err)
-		}
-		return stop, nil
-	})
-	if err != nil && err != errIndexMismatch && first && pos > 0 {
+// recordFilter hands the records of a Read to its callback: offsets in
+// [from, next), no control batches, no records of aborted transactions.
+type recordFilter struct {
+	s          *segment
+	next, from int64
+	aborted    []abortedTxn
+	fn         func(*record.Record) bool
+	dec        *record.Decoder
+	first      bool // checking the first batch of a scan from an index position
+	pos        int64
+}
+
+// readLocated reads the batch at pos (header h, holding from) with one
+// pread, then the rest of the segment up to size with one scanner.
+func (v *recordFilter) readLocated(pos int64, h *record.BatchHeader, size int64) error {
+	bb := batchBufs.Get().(*batchBuf)
+	b, err := v.s.readBatch(bb, pos, h)
+	stop := false
+	if err == nil {
+		stop, err = v.batch(&b)
+	}
+	putBatchBuf(bb)
+	if err != nil || stop {
+		return scanErr(v.s, pos, err)
+	}
+	next := pos + h.Size()
+	return scanErr(v.s, next, scanWindows(v.s, next, size, size-next, v.batch))
+}
+
+// readFrom scans from pos (0 or an index position) and hands the records
+// >= from to fn; errIndexMismatch when the batch at pos is not the one an
+// index entry for from should point at.
+func (v *recordFilter) readFrom(pos, size int64) error {
+	v.first, v.pos = pos > 0, pos
+	err := scanFrom(v.s, pos, size, v.batch)
+	if err != nil && err != errIndexMismatch && v.first {
 		return errIndexMismatch
 	}
-	if err != nil && err != errIndexMismatch && !errors.Is(err, partlog.ErrCorrupt) {
-		return corruptErr(s, pos, err)
+	if err == errIndexMismatch {
+		return err
 	}
-	return err
+	return scanErr(v.s, pos, err)
+}
+
+// batch passes the wanted records of b to fn; true when the read is done.
+func (v *recordFilter) batch(b *record.Batch) (bool, error) {
+	h := &b.Header
+	if v.first && h.BaseOffset > v.from && h.Magic >= 2 {
+		return true, errIndexMismatch
+	}
+	v.first = false
+	if h.LastOffset() < v.from || h.IsControl() {
+		return false, nil
+	}
+	if h.BaseOffset >= v.next && h.Magic >= 2 {
+		return true, nil
+	}
+	stop := false
+	txn := abortedFor(v.aborted, h)
+	err := v.dec.Records(b, func(r *record.Record) bool {
+		switch {
+		case r.Offset < v.from:
+			return true
+		case r.Offset >= v.next:
+			stop = true
+			return false
+		case txn != nil && isAborted(txn, r.Offset):
+			return true
+		}
+		if !v.fn(r) {
+			stop = true
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return true, corruptErr(v.s, b.Pos, err)
+	}
+	return stop, nil
+}
+
+// scanErr makes a scan failure at or after pos match partlog.ErrCorrupt.
+func scanErr(s *segment, pos int64, err error) error {
+	if err == nil || errors.Is(err, partlog.ErrCorrupt) {
+		return err
+	}
+	return corruptErr(s, pos, err)
 }
 
 // corruptErr wraps a decode failure so that it matches partlog.ErrCorrupt and

@@ -2,6 +2,8 @@ package logstore
 
 import (
 	"errors"
+	"io"
+	"sync"
 
 	"github.com/partfs/partfs/record"
 )
@@ -11,17 +13,35 @@ import (
 // record.Scanner, which reads ahead in its own chunks.
 const lookupWindow = 16 << 10
 
+// scanners are reused between scans (with their read-ahead buffers).
+var scanners = sync.Pool{New: func() any { return new(record.Scanner) }}
+
 // scanFrom calls fn for each batch of s in [pos, end) in order until fn
 // returns true or an error. Batches are size- and CRC-checked by
 // record.Scanner; a batch crossing the first window's end is read again
-// by the scanner of the rest.
+// by the scan of the rest.
 func scanFrom(s *segment, pos, end int64, fn func(b *record.Batch) (bool, error)) error {
-	window := int64(lookupWindow)
+	return scanWindows(s, pos, end, lookupWindow, fn)
+}
+
+// scanWindows is scanFrom with a first window of the given size. It uses
+// one pooled scanner, dropped afterwards if a huge batch grew its buffer.
+func scanWindows(s *segment, pos, end, window int64, fn func(b *record.Batch) (bool, error)) error {
+	sc := scanners.Get().(*record.Scanner)
+	largest := int64(0)
+	defer func() {
+		sc.Reset(noFile{}, 0, 0, "") // drop the file, keep the buffer
+		if largest <= maxKeptBuffer {
+			scanners.Put(sc)
+		}
+	}()
 	for pos < end {
 		wend := min(end, pos+window)
-		sc := record.NewScanner(s.log, pos, wend, s.path)
+		sc.Reset(s.log, pos, wend, s.path)
 		for sc.Next() {
-			if stop, err := fn(sc.Batch()); err != nil || stop {
+			b := sc.Batch()
+			largest = max(largest, int64(len(b.Raw)))
+			if stop, err := fn(b); err != nil || stop {
 				return err
 			}
 		}
@@ -33,3 +53,8 @@ func scanFrom(s *segment, pos, end int64, fn func(b *record.Batch) (bool, error)
 	}
 	return nil
 }
+
+// noFile is the reader a pooled scanner holds between scans.
+type noFile struct{}
+
+func (noFile) ReadAt([]byte, int64) (int, error) { return 0, io.EOF }

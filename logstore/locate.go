@@ -1,0 +1,112 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+)
+
+// headerProbe is what a header-only scan reads at a time: the headers of
+// several small batches in one pread, little waste for large batches.
+const headerProbe = 4 << 10
+
+// headerWindow holds the bytes [pos, pos+n) of a segment file for a
+// header-only scan. Pooled: a lookup allocates nothing.
+type headerWindow struct {
+	buf [headerProbe]byte
+	pos int64
+	n   int
+}
+
+var headerWindows = sync.Pool{New: func() any { return new(headerWindow) }}
+
+// errNoBatch means no batch of the segment matched a header-only scan.
+var errNoBatch = errors.New("no matching batch in the segment")
+
+// header parses the batch header at p (size is the end of the data),
+// reading from s.log only when the window does not hold it.
+func (w *headerWindow) header(s *segment, p, size int64) (record.BatchHeader, error) {
+	need := min(int64(record.BatchHeaderSize), size-p)
+	if p < w.pos || p+need > w.pos+int64(w.n) {
+		n, err := s.log.ReadAt(w.buf[:min(int64(headerProbe), size-p)], p)
+		w.pos, w.n = p, n
+		if int64(n) < need {
+			return record.BatchHeader{}, fmt.Errorf("%s: reading the batch header at position %d: got %d bytes: %w", s.path, p, n, err)
+		}
+	}
+	h, err := record.ParseHeader(w.buf[p-w.pos : w.n])
+	if err == nil && h.Size() > size-p {
+		err = fmt.Errorf("batch of %d bytes runs past the segment end %d", h.Size(), size)
+	}
+	if err != nil {
+		return h, fmt.Errorf("%w: %s: batch header at position %d: %w", partlog.ErrCorrupt, s.path, p, err)
+	}
+	return h, nil
+}
+
+// findBatch is a header-only forward scan (no payload read, no CRC) from
+// pos, the index position for offset target, to the first batch before
+// size for which match is true. A first batch past target means the index
+// entry is wrong (errIndexMismatch), as does any failure at the first
+// batch of a scan starting inside the segment.
+func (s *segment) findBatch(pos, size, target int64, match func(*record.BatchHeader) bool) (int64, record.BatchHeader, error) {
+	w := headerWindows.Get().(*headerWindow)
+	defer headerWindows.Put(w)
+	w.n = 0
+	for p := pos; p < size; {
+		h, err := w.header(s, p, size)
+		if p == pos && pos > 0 && (err != nil || h.Magic >= 2 && h.BaseOffset > target) {
+			return 0, h, errIndexMismatch
+		}
+		if err != nil {
+			return 0, h, err
+		}
+		if match(&h) {
+			return p, h, nil
+		}
+		p += h.Size()
+	}
+	return 0, record.BatchHeader{}, errNoBatch
+}
+
+// locateIn returns the position and header of the batch of s holding
+// offset (the first batch whose last offset >= offset): index lookup plus
+// a header-only scan, falling back to a scan from the segment start (and a
+// scheduled index rebuild) when the index entry is wrong.
+func (l *Log) locateIn(s *segment, seg partlog.Segment, offset int64) (int64, record.BatchHeader, error) {
+	holds := func(h *record.BatchHeader) bool { return h.LastOffset() >= offset }
+	pos := s.positionFor(offset, seg.Size)
+	p, h, err := s.findBatch(pos, seg.Size, offset, holds)
+	if err == errIndexMismatch {
+		l.scheduleRebuild(s)
+		p, h, err = s.findBatch(0, seg.Size, offset, holds)
+	}
+	return p, h, err
+}
+
+// Locate returns the segment holding offset and the position in its .log
+// file of the batch holding offset, as Kafka's offset lookup does: an index
+// lookup and a scan of batch headers only (no payload is read or
+// CRC-checked, nothing is allocated). Offsets outside [StartOffset,
+// EndOffset) are ErrNotFound; corrupt headers wrap partlog.ErrCorrupt.
+func (l *Log) Locate(offset int64) (partlog.Segment, int64, error) {
+	l.mu.Lock()
+	if offset < l.startOffset || offset >= l.endLocked() {
+		start, end := l.startOffset, l.endLocked()
+		l.mu.Unlock()
+		return partlog.Segment{}, 0, fmt.Errorf("offset %d of %s outside [%d, %d): %w", offset, l.dir, start, end, partlog.ErrNotFound)
+	}
+	s := l.segs[l.floorSegment(offset)]
+	s.acquire()
+	seg := s.meta()
+	l.mu.Unlock()
+	defer l.releaseAll([]*segment{s})
+	pos, _, err := l.locateIn(s, seg, offset)
+	if err == errNoBatch {
+		return seg, 0, fmt.Errorf("offset %d in segment %s: %w", offset, s.path, partlog.ErrNotFound)
+	}
+	return seg, pos, err
+}
