@@ -52,7 +52,7 @@ func (w *headerWindow) header(s *segment, p, size int64) (record.BatchHeader, er
 // size for which match is true. A first batch past target means the index
 // entry is wrong (errIndexMismatch), as does any failure at the first
 // batch of a scan starting inside the segment.
-func (s *segment) findBatch(pos, size, target int64, match func(*record.BatchHeader) bool) (int64, record.BatchHeader, error) {
+func (s *segment) findBatch(pos, size, target int64, match func(record.BatchHeader) bool) (int64, record.BatchHeader, error) {
 	w := headerWindows.Get().(*headerWindow)
 	defer headerWindows.Put(w)
 	w.n = 0
@@ -64,7 +64,7 @@ func (s *segment) findBatch(pos, size, target int64, match func(*record.BatchHea
 		if err != nil {
 			return 0, h, err
 		}
-		if match(&h) {
+		if match(h) {
 			return p, h, nil
 		}
 		p += h.Size()
@@ -77,7 +77,7 @@ func (s *segment) findBatch(pos, size, target int64, match func(*record.BatchHea
 // a header-only scan, falling back to a scan from the segment start (and a
 // scheduled index rebuild) when the index entry is wrong.
 func (l *Log) locateIn(s *segment, seg partlog.Segment, offset int64) (int64, record.BatchHeader, error) {
-	holds := func(h *record.BatchHeader) bool { return h.LastOffset() >= offset }
+	holds := func(h record.BatchHeader) bool { return h.LastOffset() >= offset }
 	pos := s.positionFor(offset, seg.Size)
 	p, h, err := s.findBatch(pos, seg.Size, offset, holds)
 	if err == errIndexMismatch {

@@ -92,7 +92,7 @@ type timeQuery struct {
 
 // holds reports the batch to search: the first with maxTimestamp >= ts
 // (V2 batches at or past next are not in the snapshot).
-func (q *timeQuery) holds(h *record.BatchHeader) bool {
+func (q *timeQuery) holds(h record.BatchHeader) bool {
 	return h.MaxTimestamp >= q.ts && !(h.BaseOffset >= q.next && h.Magic >= 2)
 }
 
@@ -130,7 +130,7 @@ func (q *timeQuery) scan(pos, size, target int64) (int64, bool, error) {
 			return true, errIndexMismatch
 		}
 		first = false
-		if !q.holds(&b.Header) {
+		if !q.holds(b.Header) {
 			return false, nil
 		}
 		return true, q.search(b)

@@ -1,0 +1,168 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
+)
+
+// countingFS counts the bytes read from .log files.
+type countingFS struct {
+	vfs.FS
+	n *atomic.Int64
+}
+
+type countingFile struct {
+	vfs.File
+	n *atomic.Int64
+}
+
+func (c countingFS) OpenFile(name string, flag int, perm os.FileMode) (vfs.File, error) {
+	f, err := c.FS.OpenFile(name, flag, perm)
+	if err != nil || !strings.HasSuffix(name, ".log") {
+		return f, err
+	}
+	return countingFile{f, c.n}, nil
+}
+
+func (c countingFS) Open(name string) (vfs.File, error) { return c.OpenFile(name, os.O_RDONLY, 0) }
+
+func (c countingFS) Create(name string) (vfs.File, error) {
+	return c.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+}
+
+func (f countingFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.ReadAt(p, off)
+	f.n.Add(int64(n))
+	return n, err
+}
+
+// headerAt parses the batch header at pos of segment base's .log.
+func headerAt(t *testing.T, fs vfs.FS, l *Log, base, pos int64) record.BatchHeader {
+	t.Helper()
+	f, err := fs.Open(segmentPath(l.dir, base, logSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, record.BatchHeaderSize)
+	if _, err := f.ReadAt(buf, pos); err != nil {
+		t.Fatalf("segment %d position %d: %v", base, pos, err)
+	}
+	h, err := record.ParseHeader(buf)
+	if err != nil {
+		t.Fatalf("segment %d position %d: %v", base, pos, err)
+	}
+	return h
+}
+
+// Every offset locates the batch holding it, in every codec, through
+// sparse indexes over many segments; offsets outside the log are
+// ErrNotFound.
+func TestLocateFindsTheBatchOfEveryOffset(t *testing.T) {
+	for _, codec := range []string{"none", "lz4", "zstd"} {
+		t.Run(codec, func(t *testing.T) {
+			fs, c := vfs.NewCrashFS(), newClock()
+			cfg := map[string]string{"compression.type": codec, "segment.bytes": "6000", "index.interval.bytes": "500"}
+			st, l := openTest(t, fs, c, cfg)
+			defer st.Close()
+			for i := 0; i < 200; i++ {
+				if _, err := l.Append(recs(1+i%7, fmt.Sprint(i), 1000+int64(i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := len(segmentBases(l)); n < 4 {
+				t.Fatalf("only %d segments", n)
+			}
+			for off := int64(0); off < l.EndOffset(); off++ {
+				seg, pos, err := l.Locate(off)
+				if err != nil {
+					t.Fatalf("Locate(%d): %v", off, err)
+				}
+				if off < seg.Base || off >= seg.Next {
+					t.Fatalf("Locate(%d) gave segment [%d, %d)", off, seg.Base, seg.Next)
+				}
+				if h := headerAt(t, fs, l, seg.Base, pos); off < h.BaseOffset || off > h.LastOffset() {
+					t.Fatalf("Locate(%d) gave position %d holding [%d, %d]", off, pos, h.BaseOffset, h.LastOffset())
+				}
+			}
+			for _, off := range []int64{-1, l.EndOffset(), l.EndOffset() + 5} {
+				if _, _, err := l.Locate(off); !errors.Is(err, partlog.ErrNotFound) {
+					t.Fatalf("Locate(%d) = %v, want ErrNotFound", off, err)
+				}
+			}
+		})
+	}
+}
+
+// largeBatchLog is a log of three batches of 1000 records of 120 bytes
+// (about 131 KB each) with reads of its .log files counted.
+func largeBatchLog(t *testing.T) (*Store, *Log, *atomic.Int64) {
+	var n atomic.Int64
+	fs := countingFS{vfs.NewCrashFS(), &n}
+	st, l := openTest(t, fs, newClock(), nil)
+	for i := 0; i < 3; i++ {
+		rs := benchRecords(1000)
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st, l, &n
+}
+
+// Locate reads batch headers only (a few KB, not the 131 KB batch) and
+// allocates nothing; reading the first record at an offset reads the one
+// batch holding it once.
+func TestLocateReadsHeadersOnly(t *testing.T) {
+	st, l, n := largeBatchLog(t)
+	defer st.Close()
+	first := headerAt(t, st.fs, l, 0, 0)
+	for _, off := range []int64{0, 999, 1000, 1500, 2999} {
+		n.Store(0)
+		seg, pos, err := l.Locate(off)
+		if err != nil || pos != off/1000*first.Size() {
+			t.Fatalf("Locate(%d) = %d %v", off, pos, err)
+		}
+		if got := n.Load(); got > 2*headerProbe {
+			t.Fatalf("Locate(%d) read %d bytes of the log", off, got)
+		}
+		h := headerAt(t, st.fs, l, 0, pos)
+		n.Store(0)
+		var got int64 = -1
+		if err := l.Read(seg, off, func(r *record.Record) bool { got = r.Offset; return false }); err != nil || got != off {
+			t.Fatalf("Read(%d) gave offset %d: %v", off, got, err)
+		}
+		size := h.Size()
+		if read := n.Load(); read > size+2*headerProbe {
+			t.Fatalf("first record at %d: read %d bytes, the batch is %d", off, read, size)
+		}
+	}
+	if a := testing.AllocsPerRun(50, func() { l.Locate(1500) }); a != 0 {
+		t.Fatalf("Locate allocates %.1f times", a)
+	}
+}
+
+// A Read of one record and OffsetForTime allocate nothing once the pools
+// are warm.
+func TestReadAndTimeLookupAllocations(t *testing.T) {
+	st, l, _ := largeBatchLog(t)
+	defer st.Close()
+	segs, release := l.Segments()
+	defer release()
+	var got int64
+	fn := func(r *record.Record) bool { got = r.Offset; return false }
+	if a := testing.AllocsPerRun(50, func() { l.Read(segs[0], 1500, fn) }); a != 0 || got != 1500 {
+		t.Fatalf("Read allocates %.1f times (record %d)", a, got)
+	}
+	ts := benchRecords(1000)[500].Timestamp
+	if off, err := l.OffsetForTime(ts); err != nil || off != 500 {
+		t.Fatalf("OffsetForTime(%d) = %d %v", ts, off, err)
+	}
+}
