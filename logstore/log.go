@@ -37,6 +37,7 @@ type Log struct {
 	// back or an fsync failed; the log refuses appends until reopened.
 	werr      error
 	changed   chan struct{}
+	watched   bool // changed was handed out since the last notify
 	unflushed int64 // records appended since the last flush
 	lastFlush time.Time
 	enc       record.Encoder
@@ -101,13 +102,20 @@ func (l *Log) setConfig(c config.Topic) {
 func (l *Log) Changed() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.watched = true
 	return l.changed
 }
 
-// notify wakes the waiters of Changed. REQUIRES: mu held.
+// notify wakes the waiters of Changed. A channel nobody was given cannot
+// be waited on, so an append nobody watches costs no new channel.
+// REQUIRES: mu held.
 func (l *Log) notify() {
+	if !l.watched {
+		return
+	}
 	close(l.changed)
 	l.changed = make(chan struct{})
+	l.watched = false
 }
 
 // Append appends recs atomically as one or more consecutive batches and
