@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/partfs/partfs/partlog"
@@ -31,14 +30,14 @@ func TestJSONRecordsAccepts(t *testing.T) {
 	if string(r.Key) != "\x00\xff" || string(r.Value) != "v" || len(r.Headers) != 1 || string(r.Headers[0].Value) != "\x00" {
 		t.Fatalf("record %+v", r)
 	}
-	if got := string(appendJSON(nil, &r)); got != `{"offset":0,"timestamp":0,"key_b64":"AP8=","value":"v","headers":[["h","\u0000"]]}` {
+	if got := string(record.AppendJSON(nil, &r)); got != `{"offset":0,"timestamp":0,"key_b64":"AP8=","value":"v","headers":[["h","\u0000"]]}` {
 		t.Fatalf("render %s", got)
 	}
 }
 
 func TestAppendStringEscapes(t *testing.T) {
 	for _, in := range []string{"", "plain ascii text here!", "a\"b\\c\nd\te\x01f\x1f", "12345678\"2345678\\", "ünïcødé and more text", "\x7f\x00"} {
-		got := string(appendString(nil, []byte(in)))
+		got := string(record.AppendJSONString(nil, in))
 		want, _ := json.Marshal(in)
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil || back != in {
@@ -55,22 +54,16 @@ func TestJSONLenMatchesRendering(t *testing.T) {
 		{Headers: []record.Header{{Key: "h", Value: nil}, {Key: "\xff", Value: []byte("x\ty")}, {Key: "b", Value: []byte{0xfe}}}},
 	}
 	for i := range recs {
-		if got, want := jsonLen(&recs[i]), int64(len(appendJSON(nil, &recs[i]))); got != want {
-			t.Errorf("record %d: jsonLen %d, rendered %d: %s", i, got, want, appendJSON(nil, &recs[i]))
+		if got, want := jsonLen(&recs[i]), int64(len(record.AppendJSON(nil, &recs[i]))); got != want {
+			t.Errorf("record %d: jsonLen %d, rendered %d: %s", i, got, want, record.AppendJSON(nil, &recs[i]))
 		}
 	}
 }
 
-func TestDigitsAndPlainASCII(t *testing.T) {
+func TestDigits(t *testing.T) {
 	for _, v := range []int64{0, 9, 10, -1, -10, 1764410400000, 999999999999999999, 1<<63 - 1, -1 << 63} {
 		if got, want := digits(v), int64(len(strconv.FormatInt(v, 10))); got != want {
 			t.Errorf("digits(%d) = %d, want %d", v, got, want)
-		}
-	}
-	long := strings.Repeat("abcdefgh", 9)
-	for in, want := range map[string]bool{"": true, long: true, long + "\"": false, long + "\x01": false, "é" + long: false, long[:33] + "\\" + long: false} {
-		if got := plainASCII([]byte(in)); got != want {
-			t.Errorf("plainASCII(%q) = %v", in, got)
 		}
 	}
 }

@@ -7,11 +7,11 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-func BenchmarkAppendJSON(b *testing.B) {
+func BenchmarkRenderJSON(b *testing.B) {
 	r := &record.Record{Offset: 123456789, Timestamp: 1764410400000, Value: []byte("line-" + strings.Repeat("0", 114))}
-	buf := appendJSON(nil, r)
+	buf := record.AppendJSON(nil, r)
 	b.SetBytes(int64(len(buf)))
 	for i := 0; i < b.N; i++ {
-		buf = appendJSON(buf[:0], r)
+		buf = record.AppendJSON(buf[:0], r)
 	}
 }

@@ -14,7 +14,9 @@ import (
 // key/value are null when null; bytes that are not valid UTF-8 are written
 // as "key_b64"/"value_b64" (standard base64) instead. A header value follows
 // the same rule inside its pair: null, a string, or {"b64":"..."} when not
-// valid UTF-8.
+// valid UTF-8. This is the one JSON rendering of records: `partfs dump
+// --json` and the filesystem's .jsonl views both use it; JSONLen is its
+// length.
 func AppendJSON(dst []byte, r *Record) []byte {
 	dst = append(dst, `{"offset":`...)
 	dst = strconv.AppendInt(dst, r.Offset, 10)
@@ -37,12 +39,17 @@ func AppendJSON(dst []byte, r *Record) []byte {
 }
 
 // appendField writes ,"name":<string|null> or ,"name_b64":"<base64>".
+// Printable ASCII (the common case) is copied without a per-byte loop.
 func appendField(dst []byte, name string, v []byte) []byte {
 	dst = append(dst, `,"`...)
 	dst = append(dst, name...)
 	switch {
 	case v == nil:
 		return append(dst, `":null`...)
+	case plainASCII(v):
+		dst = append(dst, `":"`...)
+		dst = append(dst, v...)
+		return append(dst, '"')
 	case utf8.Valid(v):
 		dst = append(dst, `":`...)
 		return appendJSONBytes(dst, v)
@@ -67,14 +74,12 @@ func appendHeaderValue(dst []byte, v []byte) []byte {
 }
 
 // AppendJSONString appends s as a JSON string (s must be valid UTF-8;
-// invalid bytes are replaced by U+FFFD).
+// invalid bytes are replaced by U+FFFD). U+2028 and U+2029 are escaped.
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		for i < len(s) && jsonSafe[s[i]] {
-			i++
-		}
+		i = skipSafe(s, i)
 		if i == len(s) {
 			break
 		}
@@ -115,6 +120,18 @@ var jsonSafe = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// skipSafe returns the index of the first byte at or after i that is not
+// jsonSafe (len(s) if none), 8 bytes at a time where it can.
+func skipSafe(s string, i int) int {
+	for i+8 <= len(s) && special(load64(s[i:])) == 0 {
+		i += 8
+	}
+	for i < len(s) && jsonSafe[s[i]] {
+		i++
+	}
+	return i
+}
 
 func appendEscape(dst []byte, c byte) []byte {
 	switch c {

@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -26,6 +27,9 @@ func FuzzAppendJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key, value []byte, hk string) {
 		r := Record{Offset: 7, Timestamp: 9, Key: key, Value: value, Headers: []Header{{Key: hk, Value: value}}}
 		out := AppendJSON(nil, &r)
+		if n := JSONLen(&r); n != int64(len(out)) {
+			t.Fatalf("JSONLen %d, rendered %d: %s", n, len(out), out)
+		}
 		var m map[string]any
 		if err := json.Unmarshal(out, &m); err != nil {
 			t.Fatalf("%s: %v", out, err)
@@ -45,6 +49,47 @@ func FuzzAppendJSON(f *testing.F) {
 		check("key", key)
 		check("value", value)
 	})
+}
+
+// TestAppendJSONEscapes: each escape form, and JSONLen agreeing with the
+// rendering on every path (plain ASCII, escapes, UTF-8, base64, headers).
+func TestAppendJSONEscapes(t *testing.T) {
+	long := strings.Repeat("abcdefgh", 5)
+	cases := []struct {
+		r    Record
+		want string
+	}{
+		{Record{Value: []byte(long)}, `{"offset":0,"timestamp":0,"key":null,"value":"` + long + `","headers":[]}`},
+		{Record{Key: []byte{}, Value: []byte(long + "\"\\\n\r\t\x01\x7f")},
+			`{"offset":0,"timestamp":0,"key":"","value":"` + long + `\"\\\n\r\t\u0001` + "\x7f" + `","headers":[]}`},
+		{Record{Offset: -5, Timestamp: 1 << 62, Value: []byte("é\u2028x\u2029")},
+			`{"offset":-5,"timestamp":4611686018427387904,"key":null,"value":"é\u2028x\u2029","headers":[]}`},
+		{Record{Key: []byte{0, 0xff}, Headers: []Header{{Key: "a\xff", Value: []byte("\x00")}, {Key: "n"}}},
+			`{"offset":0,"timestamp":0,"key_b64":"AP8=","value":null,"headers":[["a\ufffd","\u0000"],["n",null]]}`},
+	}
+	for i, c := range cases {
+		got := AppendJSON(nil, &c.r)
+		if string(got) != c.want {
+			t.Errorf("case %d:\ngot  %s\nwant %s", i, got, c.want)
+		}
+		if n := JSONLen(&c.r); n != int64(len(got)) {
+			t.Errorf("case %d: JSONLen %d, rendered %d", i, n, len(got))
+		}
+	}
+}
+
+func BenchmarkJSONLen(b *testing.B) {
+	recs := logLines(1000)
+	n := 0
+	for i := range recs {
+		n += len(AppendJSON(nil, &recs[i]))
+	}
+	b.SetBytes(int64(n))
+	for i := 0; i < b.N; i++ {
+		for j := range recs {
+			JSONLen(&recs[j])
+		}
+	}
 }
 
 func BenchmarkAppendJSON(b *testing.B) {

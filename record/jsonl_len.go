@@ -1,0 +1,97 @@
+package record
+
+import (
+	"encoding/base64"
+	"unicode/utf8"
+)
+
+// JSONLen is len(AppendJSON(nil, r)), counted without rendering (the
+// filesystem sizes its .jsonl views with it on every append).
+func JSONLen(r *Record) int64 {
+	n := int64(len(`{"offset":,"timestamp":,"headers":[]}`))
+	n += decimalLen(r.Offset) + decimalLen(r.Timestamp)
+	n += fieldLen("key", r.Key) + fieldLen("value", r.Value)
+	for i := range r.Headers {
+		if i > 0 {
+			n++
+		}
+		n += 3 + jsonStringLen(r.Headers[i].Key) + headerValueLen(r.Headers[i].Value)
+	}
+	return n
+}
+
+var pow10 = [...]int64{1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
+
+// decimalLen is the length of strconv.FormatInt(v, 10).
+func decimalLen(v int64) int64 {
+	n := int64(1)
+	if v < 0 {
+		if v == -v { // math.MinInt64
+			return 20
+		}
+		n, v = 2, -v
+	}
+	for _, p := range pow10 {
+		if v < p {
+			return n
+		}
+		n++
+	}
+	return n
+}
+
+// fieldLen is the length appendField writes.
+func fieldLen(name string, v []byte) int64 {
+	n := int64(len(name)) + 4 // ,"name":
+	switch {
+	case v == nil:
+		return n + 4
+	case plainASCII(v):
+		return n + int64(len(v)) + 2
+	case utf8.Valid(v):
+		return n + jsonStringLen(unsafeString(v))
+	}
+	return n + 4 + int64(base64.StdEncoding.EncodedLen(len(v))) + 2 // _b64 "..."
+}
+
+func headerValueLen(v []byte) int64 {
+	switch {
+	case v == nil:
+		return 4
+	case utf8.Valid(v):
+		return jsonStringLen(unsafeString(v))
+	}
+	return int64(len(`{"b64":""}`) + base64.StdEncoding.EncodedLen(len(v)))
+}
+
+// jsonStringLen is len(AppendJSONString(nil, s)).
+func jsonStringLen(s string) int64 {
+	n := int64(len(s)) + 2
+	for i := 0; i < len(s); {
+		i = skipSafe(s, i)
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			n += escapeLen(c) - 1
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			n += 6 - int64(size)
+		}
+		i += size
+	}
+	return n
+}
+
+// escapeLen is the length appendEscape writes for c.
+func escapeLen(c byte) int64 {
+	switch c {
+	case '"', '\\', '\n', '\r', '\t':
+		return 2
+	}
+	return 6
+}
