@@ -155,3 +155,15 @@ func TestHugePartialLineRefused(t *testing.T) {
 		t.Fatalf("%d records", l.EndOffset())
 	}
 }
+
+// TestViewBlockSize: views advertise 1 MiB blocks, so cat and friends
+// move 1 MiB per FUSE request instead of 128 KiB.
+func TestViewBlockSize(t *testing.T) {
+	m, _ := mountMem(t, memlog.Options{})
+	m.sh("mkdir t && echo x >> t/0/log")
+	for _, name := range []string{"t/0/log", "t/0/log.jsonl", "t/0/@offset/0"} {
+		if got := m.sh("stat -c %o " + name); got != "1048576\n" {
+			t.Errorf("st_blksize of %s = %q, want 1048576", name, got)
+		}
+	}
+}
