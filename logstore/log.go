@@ -37,7 +37,7 @@ type Log struct {
 	// back or an fsync failed; the log refuses appends until reopened.
 	werr      error
 	changed   chan struct{}
-	watched   bool // changed was handed out since the last notify
+	watched   bool  // changed was handed out since the last notify
 	unflushed int64 // records appended since the last flush
 	lastFlush time.Time
 	enc       record.Encoder
