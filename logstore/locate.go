@@ -38,8 +38,12 @@ func (w *headerWindow) header(s *segment, p, size int64) (record.BatchHeader, er
 		}
 	}
 	h, err := record.ParseHeader(w.buf[p-w.pos : w.n])
-	if err == nil && h.Size() > size-p {
+	switch {
+	case err != nil:
+	case h.Size() > size-p:
 		err = fmt.Errorf("batch of %d bytes runs past the segment end %d", h.Size(), size)
+	case h.Size() > record.DefaultMaxBatchSize: // as record.Scanner: no huge buffer for a garbage size
+		err = fmt.Errorf("batch size %d exceeds the largest allowed %d", h.Size(), record.DefaultMaxBatchSize)
 	}
 	if err != nil {
 		return h, fmt.Errorf("%w: %s: batch header at position %d: %w", partlog.ErrCorrupt, s.path, p, err)
