@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/base64"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -20,24 +21,30 @@ func JSONLen(r *Record) int64 {
 	return n
 }
 
-var pow10 = [...]int64{1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
+// pow10 holds 10^0 .. 10^19.
+var pow10 = func() (t [20]uint64) {
+	t[0] = 1
+	for i := 1; i < len(t); i++ {
+		t[i] = t[i-1] * 10
+	}
+	return t
+}()
 
-// decimalLen is the length of strconv.FormatInt(v, 10).
+// decimalLen is the length of strconv.FormatInt(v, 10), without a loop:
+// the bit length gives the digit count to within one.
 func decimalLen(v int64) int64 {
-	n := int64(1)
+	u, n := uint64(v), int64(0)
 	if v < 0 {
-		if v == -v { // math.MinInt64
-			return 20
-		}
-		n, v = 2, -v
+		u, n = -u, 1
 	}
-	for _, p := range pow10 {
-		if v < p {
-			return n
-		}
-		n++
+	if u == 0 {
+		return 1
 	}
-	return n
+	t := (bits.Len64(u) * 1233) >> 12 // 1233/4096 ~ log10(2); u < 10^t possible
+	if u < pow10[t] {
+		return n + int64(t)
+	}
+	return n + int64(t) + 1
 }
 
 // fieldLen is the length appendField writes.

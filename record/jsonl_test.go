@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -105,6 +106,18 @@ func BenchmarkAppendJSON(b *testing.B) {
 		buf = buf[:0]
 		for j := range recs {
 			buf = AppendJSON(buf, &recs[j])
+		}
+	}
+}
+
+func TestDecimalLen(t *testing.T) {
+	vs := []int64{0, 1, 9, 10, 11, 99, 100, -1, -9, -10, 1764410400000, 1<<63 - 1, -1 << 63, -(1<<63 - 1)}
+	for p := int64(1); p <= 1e18; p *= 10 {
+		vs = append(vs, p-1, p, p+1, -p, -p+1, -p-1)
+	}
+	for _, v := range vs {
+		if got, want := decimalLen(v), int64(len(strconv.FormatInt(v, 10))); got != want {
+			t.Errorf("decimalLen(%d) = %d, want %d", v, got, want)
 		}
 	}
 }
