@@ -107,6 +107,7 @@ func mountCmd(args []string) int {
 }
 
 func serve(mf *mountFlags, lg *logrus.Entry) error {
+	raiseFDLimit(lg)
 	// Signals are caught from the start: one that arrives while the store
 	// opens or the mount starts is handled once the mount is up.
 	stop := make(chan os.Signal, 2)
