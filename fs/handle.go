@@ -96,7 +96,15 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.R
 	h.ahead = h.ahead[cnt:]
 	h.nextPos += int64(cnt)
 	n.p.fsys.opt.Metrics.Read(n.p.log.Topic(), n.p.log.Partition(), cnt, 0)
-	return fuse.ReadResultData(dest[:cnt]), 0
+	return replyData(dest[:cnt]), 0
+}
+
+// replyData is a read reply go-fuse writes with one writev. (A
+// fuse.ReadResultData reply first goes through go-fuse's splice attempt:
+// a pipe taken, grown and loaded with the header, then dropped, and
+// replies over 1 MiB log "trySplice: ... max pipe size" each time.)
+func replyData(b []byte) fuse.ReadResult {
+	return fuse.ReadResultVector([][]byte{b})
 }
 
 // Read-ahead sizes: a sequential reader gets renderings of growing size
