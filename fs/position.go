@@ -134,25 +134,10 @@ func readStream(l partlog.Log, k kind, cur *cursor, dst []byte, limit int64, buf
 			if r.Offset >= limit {
 				return false
 			}
-			if r.Offset != cur.off {
-				cur.skip = 0
-			}
-			buf = render(buf[:0], k, r)
-			b := buf[min(cur.skip, len(buf)):]
-			if cur.skip == 0 && n > 0 && len(b) > len(dst)-n {
-				// Stop at a record boundary: a record is split only
-				// when it alone is larger than dst.
-				cur.off, full = r.Offset, true
-				return false
-			}
-			c := copy(dst[n:], b)
-			n += c
-			if c < len(b) {
-				cur.off, cur.skip, full = r.Offset, cur.skip+c, true
-				return false
-			}
-			*cur = cursor{off: r.Offset + 1}
-			return n < len(dst)
+			var more bool
+			n, buf, more = renderInto(dst, n, k, r, cur, buf)
+			full = !more && n < len(dst)
+			return more && n < len(dst)
 		})
 		if err != nil {
 			return n, buf, fmt.Errorf("read segment %d of %s-%d at offset %d: %w",
@@ -166,4 +151,40 @@ func readStream(l partlog.Log, k kind, cur *cursor, dst []byte, limit int64, buf
 		}
 	}
 	return n, buf, nil
+}
+
+// renderInto puts the rendering of r (from cur.skip on, when cur is at r)
+// into dst[n:] and advances cur past what it delivered. A rendering that
+// fits is written in place (one copy of the value); otherwise it goes
+// through buf, and only a record that alone does not fit an empty dst is
+// split. It returns the new fill of dst, the scratch buffer, and false
+// when dst is full (cur is then at the first undelivered byte).
+func renderInto(dst []byte, n int, k kind, r *record.Record, cur *cursor, buf []byte) (int, []byte, bool) {
+	if r.Offset != cur.off {
+		cur.skip = 0
+	}
+	if cur.skip == 0 {
+		free := dst[n:n:len(dst)]
+		if out := render(free, k, r); len(out) <= cap(free) {
+			// append never outgrew free, so out is dst[n:n+len(out)].
+			*cur = cursor{off: r.Offset + 1}
+			return n + len(out), buf, true
+		}
+		if n > 0 {
+			// Stop at a record boundary: a record is split only
+			// when it alone is larger than dst.
+			*cur = cursor{off: r.Offset}
+			return n, buf, false
+		}
+	}
+	buf = render(buf[:0], k, r)
+	b := buf[min(cur.skip, len(buf)):]
+	c := copy(dst[n:], b)
+	n += c
+	if c < len(b) {
+		*cur = cursor{off: r.Offset, skip: cur.skip + c}
+		return n, buf, false
+	}
+	*cur = cursor{off: r.Offset + 1}
+	return n, buf, true
 }
