@@ -1,0 +1,187 @@
+package vfs
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// cachedFile is a File of a CachedFS: a handle whose descriptor may be
+// closed while idle and reopened on the next operation.
+type cachedFile struct {
+	c      *CachedFS
+	name   string // as opened (Name), like *os.File
+	flag   int    // flags for a reopen
+	append bool
+
+	// users counts operations in flight. It grows only under c.mu, so an
+	// evictor holding c.mu that sees 0 knows none can start.
+	users atomic.Int32
+	omu   sync.Mutex // serializes reopens of this handle
+	wmu   sync.Mutex // guards pos
+	pos   int64      // Write position (not O_APPEND)
+
+	// guarded by c.mu
+	key        string // current absolute name; "" once the name is gone
+	f          File   // nil while evicted
+	pinned     bool   // name gone: held open, not in the LRU
+	closed     bool
+	prev, next *cachedFile
+}
+
+func (cf *cachedFile) Name() string { return cf.name }
+
+func (cf *cachedFile) ReadAt(p []byte, off int64) (int, error) {
+	f, err := cf.acquire("read")
+	if err != nil {
+		return 0, err
+	}
+	defer cf.release()
+	return f.ReadAt(p, off)
+}
+
+func (cf *cachedFile) WriteAt(p []byte, off int64) (int, error) {
+	f, err := cf.acquire("write")
+	if err != nil {
+		return 0, err
+	}
+	defer cf.release()
+	return f.WriteAt(p, off)
+}
+
+// Write writes at the handle's own position, or at the end with O_APPEND.
+func (cf *cachedFile) Write(p []byte) (int, error) {
+	f, err := cf.acquire("write")
+	if err != nil {
+		return 0, err
+	}
+	defer cf.release()
+	if cf.append {
+		return f.Write(p)
+	}
+	cf.wmu.Lock()
+	defer cf.wmu.Unlock()
+	n, err := f.WriteAt(p, cf.pos)
+	cf.pos += int64(n)
+	return n, err
+}
+
+func (cf *cachedFile) Sync() error {
+	f, err := cf.acquire("sync")
+	if err != nil {
+		return err
+	}
+	defer cf.release()
+	return f.Sync()
+}
+
+func (cf *cachedFile) Truncate(size int64) error {
+	f, err := cf.acquire("truncate")
+	if err != nil {
+		return err
+	}
+	defer cf.release()
+	return f.Truncate(size)
+}
+
+func (cf *cachedFile) Stat() (os.FileInfo, error) {
+	f, err := cf.acquire("stat")
+	if err != nil {
+		return nil, err
+	}
+	defer cf.release()
+	return f.Stat()
+}
+
+// Close closes the handle for good.
+func (cf *cachedFile) Close() error {
+	c := cf.c
+	c.mu.Lock()
+	if cf.closed {
+		c.mu.Unlock()
+		return &os.PathError{Op: "close", Path: cf.name, Err: os.ErrClosed}
+	}
+	cf.closed = true
+	f := cf.f
+	if f != nil {
+		c.detachLocked(cf)
+	}
+	if cf.pinned {
+		cf.pinned = false
+		c.stats.Pinned--
+	}
+	if cf.key != "" {
+		c.unregister(cf)
+	}
+	c.stats.Files--
+	c.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f.Close()
+}
+
+// acquire returns the open descriptor, reopening it if evicted, and counts
+// the caller as a user until release.
+func (cf *cachedFile) acquire(op string) (File, error) {
+	c := cf.c
+	c.mu.Lock()
+	if f := cf.f; f != nil {
+		cf.users.Add(1)
+		if !cf.pinned {
+			c.lruFront(cf)
+		}
+		c.mu.Unlock()
+		return f, nil
+	}
+	closed := cf.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, &os.PathError{Op: op, Path: cf.name, Err: os.ErrClosed}
+	}
+	c.nameMu.RLock()
+	defer c.nameMu.RUnlock()
+	return cf.reopen(op)
+}
+
+func (cf *cachedFile) release() { cf.users.Add(-1) }
+
+// reopen is acquire's slow path: it opens the file again by its current
+// name. REQUIRES: c.nameMu held (either mode).
+func (cf *cachedFile) reopen(op string) (File, error) {
+	c := cf.c
+	cf.omu.Lock()
+	defer cf.omu.Unlock()
+	c.mu.Lock()
+	if cf.closed {
+		c.mu.Unlock()
+		return nil, &os.PathError{Op: op, Path: cf.name, Err: os.ErrClosed}
+	}
+	if f := cf.f; f != nil { // another user reopened it
+		cf.users.Add(1)
+		if !cf.pinned {
+			c.lruFront(cf)
+		}
+		c.mu.Unlock()
+		return f, nil
+	}
+	key := cf.key
+	c.mu.Unlock()
+	f, err := c.openInner(key, cf.flag, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: reopen as %s: %w", op, cf.name, key, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cf.closed { // closed while reopening
+		c.open--
+		f.Close()
+		return nil, &os.PathError{Op: op, Path: cf.name, Err: os.ErrClosed}
+	}
+	cf.f = f
+	c.stats.Reopens++
+	cf.users.Add(1)
+	c.lruFront(cf)
+	return f, nil
+}

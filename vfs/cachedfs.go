@@ -1,0 +1,236 @@
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// CachedFS is an FS that keeps at most a budget of files open: the files it
+// opens are closed least-recently-used when more are open, and reopened on
+// demand (by their current name, with their original flags minus O_CREATE,
+// O_EXCL and O_TRUNC) when next used. To its callers each File behaves like
+// an open descriptor:
+//
+//   - An operation in flight is never closed under it.
+//   - Rename (of a file or a directory) updates the names of the cached
+//     files it moves, so they reopen under the new name.
+//   - Before Remove, RemoveAll or a Rename over an existing name makes a
+//     cached file's name go away, the file is reopened if needed and pinned
+//     (never evicted) until it is closed, so its holders keep reading it.
+//   - Write keeps its own position; with O_APPEND the kernel appends.
+//   - Sync on a reopened descriptor flushes the file's data: fsync works on
+//     the inode, whichever descriptor asks (Linux). Caveat: a writeback
+//     error that the kernel reported to an earlier descriptor of the file
+//     (or to another process) before the reopen is not reported again; an
+//     error that nobody has seen yet is still reported (Linux >= 4.16).
+//
+// Only names that go through this FS are tracked: a file renamed or removed
+// behind its back fails on its next reopen. Pinned files and files in use
+// may take the count past the budget for a while. The budget is kept by
+// closing idle files before each open; if the open still fails with EMFILE
+// or ENFILE, an eighth of the idle files are closed and the open retried
+// once.
+//
+// Locking: nameMu orders names: Rename, Remove and RemoveAll hold it for
+// writing; opening a file by name (OpenFile, a reopen) holds it for
+// reading. mu guards the bookkeeping below and each cachedFile's fields
+// marked so; no system call runs under mu.
+type CachedFS struct {
+	inner FS
+	max   int
+
+	nameMu sync.RWMutex
+
+	mu     sync.Mutex
+	open   int                                 // descriptors held or being opened
+	lru    cachedFile                          // ring sentinel: open, unpinned files, most recent first
+	byName map[string]map[*cachedFile]struct{} // current key -> open handles
+	dirs   map[string]int                      // directory key -> handles below it
+	stats  CacheStats
+}
+
+// CacheStats counts a CachedFS's descriptors and events.
+type CacheStats struct {
+	Open      int   // descriptors held now
+	Files     int   // handles not yet closed (open or evicted)
+	Pinned    int   // handles whose name is gone, held open until closed
+	Evictions int64 // descriptors closed to keep the budget
+	Reopens   int64 // descriptors reopened on demand
+}
+
+// NewCachedFS returns an FS over inner that keeps at most maxOpen of its
+// files open at once (at least 1).
+func NewCachedFS(inner FS, maxOpen int) FS {
+	return newCachedFS(inner, maxOpen)
+}
+
+func newCachedFS(inner FS, maxOpen int) *CachedFS {
+	c := &CachedFS{inner: inner, max: max(maxOpen, 1), byName: map[string]map[*cachedFile]struct{}{}, dirs: map[string]int{}}
+	c.lru.next, c.lru.prev = &c.lru, &c.lru
+	return c
+}
+
+// Stats returns the current counts.
+func (c *CachedFS) Stats() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Open = c.open
+	return s
+}
+
+// OpenFile opens name through inner and tracks it.
+func (c *CachedFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
+	key, err := cacheKey(name)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	c.nameMu.RLock()
+	defer c.nameMu.RUnlock()
+	f, err := c.openInner(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	cf := &cachedFile{c: c, name: f.Name(), flag: flag &^ (os.O_CREATE | os.O_EXCL | os.O_TRUNC), append: flag&os.O_APPEND != 0}
+	c.mu.Lock()
+	cf.f = f
+	c.register(cf, key)
+	c.lruFront(cf)
+	c.stats.Files++
+	c.mu.Unlock()
+	return cf, nil
+}
+
+// Create creates or truncates name for reading and writing.
+func (c *CachedFS) Create(name string) (File, error) {
+	return c.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+}
+
+// Open opens name read-only.
+func (c *CachedFS) Open(name string) (File, error) { return c.OpenFile(name, os.O_RDONLY, 0) }
+
+// openInner makes room for one more descriptor and opens name. REQUIRES:
+// nameMu held (either mode).
+func (c *CachedFS) openInner(name string, flag int, perm os.FileMode) (File, error) {
+	c.mu.Lock()
+	c.open++
+	victims := c.evictLocked(0)
+	c.mu.Unlock()
+	closeAll(victims)
+	f, err := c.inner.OpenFile(name, flag, perm)
+	if err != nil && (errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)) {
+		c.mu.Lock()
+		victims = c.evictLocked(c.open/8 + 1)
+		c.mu.Unlock()
+		closeAll(victims)
+		f, err = c.inner.OpenFile(name, flag, perm)
+	}
+	if err != nil {
+		c.mu.Lock()
+		c.open--
+		c.mu.Unlock()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Rename renames oldname (a file or a directory) to newname. Cached files
+// at or below oldname follow it; one at newname is pinned first.
+func (c *CachedFS) Rename(oldname, newname string) error {
+	okey, err1 := cacheKey(oldname)
+	nkey, err2 := cacheKey(newname)
+	if err := errors.Join(err1, err2); err != nil {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+	}
+	c.nameMu.Lock()
+	defer c.nameMu.Unlock()
+	var replaced []*cachedFile
+	if okey != nkey {
+		var err error
+		if replaced, err = c.pinUnder(nkey); err != nil {
+			return fmt.Errorf("rename %s to %s: keep the replaced file open: %w", oldname, newname, err)
+		}
+	}
+	if err := c.inner.Rename(oldname, newname); err != nil {
+		c.unpin(replaced)
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.orphanLocked(replaced)
+	c.moveLocked(okey, nkey)
+	return nil
+}
+
+// Remove removes name; cached files at or below it are pinned first.
+func (c *CachedFS) Remove(name string) error {
+	return c.removeWith(name, c.inner.Remove)
+}
+
+// RemoveAll removes name and everything below it; cached files there are
+// pinned first.
+func (c *CachedFS) RemoveAll(name string) error {
+	return c.removeWith(name, c.inner.RemoveAll)
+}
+
+func (c *CachedFS) removeWith(name string, remove func(string) error) error {
+	key, err := cacheKey(name)
+	if err != nil {
+		return &os.PathError{Op: "remove", Path: name, Err: err}
+	}
+	c.nameMu.Lock()
+	defer c.nameMu.Unlock()
+	pinned, err := c.pinUnder(key)
+	if err != nil {
+		return fmt.Errorf("remove %s: keep its open files open: %w", name, err)
+	}
+	if err := remove(name); err != nil {
+		c.unpin(pinned)
+		return err
+	}
+	c.mu.Lock()
+	c.orphanLocked(pinned)
+	c.mu.Unlock()
+	return nil
+}
+
+// MkdirAll delegates to inner.
+func (c *CachedFS) MkdirAll(name string, perm os.FileMode) error { return c.inner.MkdirAll(name, perm) }
+
+// ReadDir delegates to inner.
+func (c *CachedFS) ReadDir(name string) ([]os.FileInfo, error) { return c.inner.ReadDir(name) }
+
+// Stat delegates to inner.
+func (c *CachedFS) Stat(name string) (os.FileInfo, error) { return c.inner.Stat(name) }
+
+// SyncDir delegates to inner.
+func (c *CachedFS) SyncDir(name string) error { return c.inner.SyncDir(name) }
+
+// Lock delegates to inner; the lock's descriptor is not counted.
+func (c *CachedFS) Lock(name string) (io.Closer, error) { return c.inner.Lock(name) }
+
+// Chtimes delegates to inner.
+func (c *CachedFS) Chtimes(name string, atime, mtime time.Time) error {
+	return c.inner.Chtimes(name, atime, mtime)
+}
+
+// cacheKey is name made absolute and clean, so every spelling of a path
+// finds the same cached files.
+func cacheKey(name string) (string, error) {
+	if filepath.IsAbs(name) {
+		return filepath.Clean(name), nil
+	}
+	return filepath.Abs(name)
+}
+
+// under reports whether key is dir or below it.
+func under(key, dir string) bool {
+	return key == dir || strings.HasPrefix(key, dir) && (dir == "/" || key[len(dir)] == '/')
+}
