@@ -433,3 +433,11 @@ func concurrentWorker(c *CachedFS, dir string, nfiles, rounds int, rng *rand.Ran
 	}
 	return nil
 }
+
+func TestBudgetFor(t *testing.T) {
+	for soft, want := range map[uint64]int{20000: 15000, 1024: 768, 512: 256, 100: 64, 1 << 40: 805306368} {
+		if got := budgetFor(soft); got != want {
+			t.Errorf("budgetFor(%d) = %d, want %d", soft, got, want)
+		}
+	}
+}

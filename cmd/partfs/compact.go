@@ -13,6 +13,7 @@ import (
 	"github.com/partfs/partfs/compact"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/progress"
+	"github.com/partfs/partfs/vfs"
 )
 
 // configFlags collects repeated --config KEY=VALUE flags.
@@ -88,7 +89,8 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 }
 
 func compactDir(dir string, topics []string, force bool, dedupe int64, defaults map[string]string, logger *logrus.Entry, stderr io.Writer) (sum compact.Summary, err error) {
-	store, err := logstore.Open(dir, logstore.Options{Logger: logger, Defaults: defaults, NoBackground: true})
+	store, err := logstore.Open(dir, logstore.Options{Logger: logger, Defaults: defaults, NoBackground: true,
+		FS: vfs.NewCachedFS(vfs.Default, vfs.OpenFileBudget())})
 	if err != nil {
 		return sum, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/metrics"
 	"github.com/partfs/partfs/progress"
+	"github.com/partfs/partfs/vfs"
 )
 
 const mountHelp = `usage: partfs mount [flags] DATADIR MOUNTPOINT
@@ -174,7 +175,10 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 	logw := lg.WriterLevel(logrus.InfoLevel)
 	defer logw.Close()
 	prog := progress.Start(logw, "recovery", 0, progress.Options{})
+	budget := vfs.OpenFileBudget()
+	lg.WithField("open_file_budget", budget).Debug("segment files beyond the budget are closed and reopened on demand")
 	st, err := logstore.Open(mf.datadir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
+		FS: vfs.NewCachedFS(vfs.Default, budget),
 		OnRecovered: func(topic string, partition int, scanned, cut int64) {
 			prog.Add(scanned + cut)
 			mets.Truncated(topic, partition, cut)
