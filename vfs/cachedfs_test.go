@@ -361,7 +361,7 @@ func TestCachedSyncAfterReopenIsDurable(t *testing.T) {
 // under a tiny budget (run with -race); every file keeps its contents.
 func TestCachedConcurrent(t *testing.T) {
 	c, dir := newCachedOS(t, 3)
-	const workers, files, rounds = 6, 4, 200
+	const workers, files, rounds = 6, 4, 1500
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for w := 0; w < workers; w++ {
