@@ -12,6 +12,12 @@
 // snapshot holding them is released. fsync never runs under Log.mu: flushes
 // copy the file handles (holding references) and sync outside it.
 //
+// Reads: an offset is located as Kafka does it (Locate): the offset index,
+// then a scan of batch headers only; Read then reads the batch holding it
+// with one pread (CRC-checked) and the rest of the segment with one pooled
+// record.Scanner; time lookups read and decode only the batch holding the
+// answer. Decoders, scanners and buffers are pooled (no allocation per call).
+//
 // Record counts (Stats.Records) are maintained per segment: appends and
 // recovery count as they go; segments loaded on a clean open get their counts
 // from the logstore-segments.partfs sidecar written at clean close, and any
