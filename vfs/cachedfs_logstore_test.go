@@ -245,3 +245,112 @@ func (e *storeEnv) cleanOne() {
 		e.t.Fatal(err)
 	}
 }
+
+// TestLogstoreConcurrentOnTinyBudget: appenders and readers of different
+// partitions and a retention loop run at once with 16 descriptors for 20
+// partitions (run with -race); every record reads back by offset.
+func TestLogstoreConcurrentOnTinyBudget(t *testing.T) {
+	e := openEnv(t, t.TempDir())
+	const parts, workers, rounds = 20, 4, 30
+	for i := 0; i < parts; i++ {
+		if err := e.st.CreateTopic(topic(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs := make([]*logstore.Log, parts)
+	for i := range logs {
+		logs[i] = e.log(i)
+	}
+	done := make(chan struct{})
+	retained := make(chan error, 1)
+	go func() {
+		var err error
+		for err == nil {
+			select {
+			case <-done:
+				retained <- nil
+				return
+			default:
+			}
+			for _, l := range logs {
+				if _, rerr := l.ApplyRetention(); rerr != nil {
+					err = rerr
+				}
+			}
+			if merr := e.st.RunMaintenance(false, false); merr != nil {
+				err = merr
+			}
+		}
+		retained <- err
+	}()
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) { errs <- appendAndRead(logs, w, workers, rounds) }(w)
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	close(done)
+	if err := <-retained; err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range logs {
+		if _, err := l.ApplyRetention(); err != nil {
+			t.Fatal(err)
+		}
+		e.checkLog(l, i, rounds*8)
+		if l.StartOffset() == 0 {
+			t.Errorf("%s: retention deleted nothing", topic(i))
+		}
+	}
+	t.Logf("cache: %+v", e.cache.Stats())
+	if err := e.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// appendAndRead appends rounds of 8 records to the partitions w, w+step,
+// ... and after each round reads each of them back.
+func appendAndRead(logs []*logstore.Log, w, step, rounds int) error {
+	for r := 0; r < rounds; r++ {
+		for i := w; i < len(logs); i += step {
+			l := logs[i]
+			end := l.EndOffset()
+			recs := make([]record.Record, 8)
+			for j := range recs {
+				recs[j] = record.Record{Value: []byte(value(i, end+int64(j)))}
+			}
+			if _, err := l.Append(recs); err != nil {
+				return fmt.Errorf("append %s: %w", topic(i), err)
+			}
+			if err := readBack(l, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func readBack(l *logstore.Log, i int) error {
+	segs, release := l.Segments()
+	defer release()
+	for _, s := range segs {
+		var bad error
+		err := l.Read(s, s.Base, func(r *record.Record) bool {
+			if string(r.Value) != value(i, r.Offset) {
+				bad = fmt.Errorf("%s offset %d holds %q", topic(i), r.Offset, r.Value)
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			return fmt.Errorf("read %s segment %d: %w", topic(i), s.Base, err)
+		}
+		if bad != nil {
+			return bad
+		}
+	}
+	return nil
+}
