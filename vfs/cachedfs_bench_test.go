@@ -77,3 +77,6 @@ func BenchmarkCachedWriteAt(b *testing.B) { benchPair(b, 4096, 16, writeOp) }
 // BenchmarkCachedReadAtEvicted: every read reopens (budget 1, another file
 // used in between); cached-ns/op includes the other file's Stat and reopen.
 func BenchmarkCachedReadAtEvicted(b *testing.B) { benchPair(b, 4096, 1, readOp) }
+
+// BenchmarkCachedReadAt64: small reads, where the cache's fixed cost shows.
+func BenchmarkCachedReadAt64(b *testing.B) { benchPair(b, 64, 16, readOp) }
