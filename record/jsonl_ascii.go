@@ -33,13 +33,13 @@ func plainASCII(b []byte) bool {
 	for len(b) >= 32 {
 		w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
 		w2, w3 := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
-		if special(w0)|special(w1)|special(w2)|special(w3) != 0 {
+		if (w0|w1|w2|w3)&hi7 != 0 || safeASCII(w0)&safeASCII(w1)&safeASCII(w2)&safeASCII(w3) != hi7 {
 			return false
 		}
 		b = b[32:]
 	}
 	for len(b) >= 8 {
-		if special(binary.LittleEndian.Uint64(b)) != 0 {
+		if w := binary.LittleEndian.Uint64(b); w&hi7 != 0 || safeASCII(w) != hi7 {
 			return false
 		}
 		b = b[8:]
@@ -50,4 +50,12 @@ func plainASCII(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// safeASCII has the high bit of each byte of x set where that byte is
+// safe, for x without high bits (exact, no carries between bytes): b+0x60
+// reaches 0x80 when b >= 0x20, and (b^q)+0x7f when b != q.
+func safeASCII(x uint64) uint64 {
+	q, s := x^quot, x^bsl
+	return (x + 0x60*lo7) & (q + 0x7f*lo7) & (s + 0x7f*lo7) & hi7
 }

@@ -121,3 +121,20 @@ func TestDecimalLen(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlainASCII: the word-at-a-time test agrees with the byte table.
+func FuzzPlainASCII(f *testing.F) {
+	f.Add([]byte(strings.Repeat("abcdefgh", 5) + "\x7f\x1f\"\\ \x80"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i <= len(b); i++ {
+			p := b[i:]
+			want := true
+			for _, c := range p {
+				want = want && jsonSafe[c]
+			}
+			if got := plainASCII(p); got != want {
+				t.Fatalf("plainASCII(%q) = %v", p, got)
+			}
+		}
+	})
+}
