@@ -1,7 +1,9 @@
 // Command fsbench measures partfs's filesystem against a minimal go-fuse
 // baseline (bench/baseline) in the same run, and prints each figure with
-// its ratio to the baseline or to the target. bench/run.sh builds
-// both and runs it.
+// its ratio to the baseline or to the target. Throughput is
+// measured in -rounds rounds, baseline and partfs alternately, and
+// reported as medians (the machine may be shared and noisy). bench/run.sh
+// builds both and runs it.
 package main
 
 import (
@@ -26,6 +28,7 @@ var (
 	sizeMiB     = flag.Int("size", 1024, "MiB of input lines")
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")
 	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
+	rounds      = flag.Int("rounds", 3, "throughput rounds, baseline and partfs alternately (medians reported)")
 )
 
 func main() {
@@ -43,10 +46,38 @@ func main() {
 	size := fileSize(in)
 	fmt.Printf("input: %d lines of 100 bytes + newline, %.2f GiB\n", lines, float64(size)/(1<<30))
 
-	bw, br := runBaseline(dir, in, size)
-	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat >> file (write)", bw)
-	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat file > /dev/null (read)", br)
-	runPartfs(dir, in, size, lines, bw, br)
+	runThroughput(dir, in, size)
+	runPartfs(dir, in, size, lines)
+}
+
+// runThroughput measures the baseline and partfs alternately, so both
+// see the same machine load, and prints each round and the medians.
+func runThroughput(dir, in string, size int64) {
+	var bw, br, pw, pr, pj, rw, rr, rj []float64
+	for i := 0; i < max(*rounds, 1); i++ {
+		w, r := runBaseline(dir, in, size)
+		bw, br = append(bw, w), append(br, r)
+		w2, r2, j := partfsThroughput(dir, in, size)
+		pw, pr, pj = append(pw, w2), append(pr, r2), append(pj, j)
+		rw, rr, rj = append(rw, w2/w), append(rr, r2/r), append(rj, j/r)
+		fmt.Printf("round %d: baseline write %.0f read %.0f MB/s; partfs write %.0f read %.0f jsonl %.0f MB/s (%.2fx %.2fx %.2fx)\n",
+			i+1, w, r, w2, r2, j, w2/w, r2/r, j/r)
+	}
+	fmt.Printf("medians of %d rounds (ratio: median of the rounds' ratios):\n", len(bw))
+	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat >> file (write)", median(bw))
+	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat file > /dev/null (read)", median(br))
+	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat >> log (write)", median(pw), median(rw))
+	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat log > /dev/null", median(pr), median(rr))
+	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat log.jsonl > /dev/null", median(pj), median(rj))
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func die(err error) {
@@ -126,23 +157,30 @@ func runBaseline(dir, in string, size int64) (w, r float64) {
 	return w, r
 }
 
-func ratio(v, base float64) string { return fmt.Sprintf("%.2fx", v/base) }
-
-func runPartfs(dir, in string, size, lines int64, bw, br float64) {
+// partfsThroughput mounts a fresh data directory, appends the input to
+// one log and reads it back as log and log.jsonl (MB/s each).
+func partfsThroughput(dir, in string, size int64) (w, r, j float64) {
 	mnt, data := filepath.Join(dir, "pmnt"), filepath.Join(dir, "data")
+	_ = os.RemoveAll(data)
 	_ = os.MkdirAll(mnt, 0o755)
 	_ = os.MkdirAll(data, 0o755)
 	cmd := daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
+	defer stop(cmd)
 	sh("mkdir " + mnt + "/t")
 	log := mnt + "/t/0/log"
-	w := mbps(size, sh("cat "+in+" >> "+log))
-	fmt.Printf("%-44s %8.0f MB/s  %s of baseline (target >= 0.7x)\n", "partfs: cat >> log (write)", w, ratio(w, bw))
-	r := mbps(size, sh("cat "+log+" > /dev/null"))
-	fmt.Printf("%-44s %8.0f MB/s  %s of baseline (target >= 0.7x)\n", "partfs: cat log > /dev/null", r, ratio(r, br))
+	w = mbps(size, sh("cat "+in+" >> "+log))
+	r = mbps(size, sh("cat "+log+" > /dev/null"))
 	jsize := int64(0)
 	d := timeIt(func() { jsize = countBytes(log + ".jsonl") })
-	fmt.Printf("%-44s %8.0f MB/s  %s of baseline (target >= 0.7x)\n", "partfs: cat log.jsonl > /dev/null", mbps(jsize, d), ratio(mbps(jsize, d), br))
+	return w, r, mbps(jsize, d)
+}
 
+// runPartfs measures latencies on the log the last throughput round
+// wrote, then a clean remount and the idle RSS.
+func runPartfs(dir, in string, size, lines int64) {
+	mnt, data := filepath.Join(dir, "pmnt"), filepath.Join(dir, "data")
+	cmd := daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
+	log := mnt + "/t/0/log"
 	headLatency(log, lines)
 	ddLatency(log, size)
 	tailLatency(mnt + "/t/0")
