@@ -9,12 +9,11 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// raiseFDLimit lifts the open-file limit as far as this process may: a
-// segment holds three descriptors (.log, .index, .timeindex), so 10,000
-// partitions need 30,000. Like Kafka's documentation asks of a broker's
-// nofile limit, but done by the daemon itself: root may raise the hard
-// limit up to fs.nr_open; others get their hard limit (Go's runtime already
-// raises the soft limit to it).
+// raiseFDLimit lifts the open-file limit as far as this process may (root
+// with CAP_SYS_RESOURCE up to fs.nr_open; others to their hard limit, as
+// Go's runtime already does). Segment files beyond the budget this leaves
+// are closed and reopened on demand (vfs.CachedFS), so a low limit costs
+// reopens, not errors.
 func raiseFDLimit(lg *logrus.Entry) {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
@@ -33,8 +32,8 @@ func raiseFDLimit(lg *logrus.Entry) {
 	}
 	_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
 	lg.WithField("open_files", lim.Cur).Debug("open-file limit")
-	if lim.Cur < 30000 {
-		lg.WithField("open_files", lim.Cur).Warn("low open-file limit: each segment keeps 3 files open; raise `ulimit -n` for many partitions")
+	if lim.Cur < 4096 {
+		lg.WithField("open_files", lim.Cur).Warn("low open-file limit: segment files will be reopened often; raise `ulimit -n` for many partitions")
 	}
 }
 
