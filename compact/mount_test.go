@@ -10,6 +10,7 @@ import (
 
 	"github.com/partfs/partfs/compact"
 	"github.com/partfs/partfs/fs"
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/vfs"
 )
@@ -23,9 +24,7 @@ type mounted struct {
 }
 
 func mountCompacted(t *testing.T) *mounted {
-	if _, err := os.Stat("/dev/fuse"); err != nil && os.Getenv("CI") == "" {
-		t.Skip("no /dev/fuse")
-	}
+	testutil.NeedFUSE(t)
 	mem := buildCrashLog(t)
 	before, _ := stateOf(t, mem.Crash())
 	data := filepath.Join(t.TempDir(), "data")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog/memlog"
 )
 
@@ -16,7 +17,7 @@ import (
 type follower struct {
 	cmd   *exec.Cmd
 	lines chan string
-	errs  *syncBuffer
+	errs  *testutil.SyncBuffer
 }
 
 func (m *mounted) follow(args string) *follower {
@@ -26,7 +27,7 @@ func (m *mounted) follow(args string) *follower {
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	f := &follower{cmd: cmd, lines: make(chan string, 1<<16), errs: &syncBuffer{}}
+	f := &follower{cmd: cmd, lines: make(chan string, 1<<16), errs: &testutil.SyncBuffer{}}
 	cmd.Stderr = f.errs
 	if err := cmd.Start(); err != nil {
 		m.t.Fatal(err)

@@ -1,17 +1,14 @@
 package fs
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/sirupsen/logrus"
 	"go.uber.org/goleak"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/partlog/memlog"
 )
@@ -20,42 +17,19 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// needFUSE skips only when /dev/fuse is missing and CI is unset.
-func needFUSE(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat("/dev/fuse"); err != nil && os.Getenv("CI") == "" {
-		t.Skip("no /dev/fuse")
-	}
-}
-
-// testLogger collects log lines for assertions.
-type testLogger struct {
-	buf *syncBuffer
-	lg  *logrus.Entry
-}
-
-func newTestLogger() testLogger {
-	b := &syncBuffer{}
-	l := logrus.New()
-	l.SetOutput(b)
-	l.SetLevel(logrus.DebugLevel)
-	l.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true})
-	return testLogger{buf: b, lg: logrus.NewEntry(l)}
-}
-
 // mounted is a store mounted on a temporary directory.
 type mounted struct {
 	t    *testing.T
 	dir  string
 	fsys *FS
-	log  testLogger
+	log  testutil.Logger
 }
 
 func mountStore(t *testing.T, st partlog.Store) *mounted {
 	t.Helper()
-	needFUSE(t)
-	m := &mounted{t: t, dir: t.TempDir(), log: newTestLogger()}
-	m.fsys = New(Options{Store: st, Logger: m.log.lg})
+	testutil.NeedFUSE(t)
+	m := &mounted{t: t, dir: t.TempDir(), log: testutil.NewLogger()}
+	m.fsys = New(Options{Store: st, Logger: m.log.Entry})
 	srv, err := m.fsys.Mount(m.dir, MountOptions{FsName: "partfs-test"})
 	if err != nil {
 		t.Fatalf("mount: %v", err)
@@ -89,37 +63,12 @@ func (m *mounted) sh(script string) string {
 	return out
 }
 
-// try runs a bash script in the mount; the error includes stderr.
+// try runs a bash script in the mount; the error includes stderr. (No
+// cmd.Dir: a chdir into our own mount between fork and exec would wait for
+// this suspended process to answer FUSE; the script cds itself.)
 func (m *mounted) try(script string) (string, error) {
-	// No cmd.Dir: a chdir into our own mount between fork and exec would
-	// wait for this (suspended) process to answer FUSE.
-	cmd := exec.Command("bash", "-c", "set -o pipefail; cd '"+m.dir+"' && "+script)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	done := make(chan error, 1)
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return stdout.String(), &shError{err: err, stderr: stderr.String()}
-		}
-		return stdout.String(), nil
-	case <-time.After(60 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		return stdout.String(), &shError{err: os.ErrDeadlineExceeded, stderr: stderr.String()}
-	}
+	return testutil.Sh(m.dir, script, 60*time.Second)
 }
-
-type shError struct {
-	err    error
-	stderr string
-}
-
-func (e *shError) Error() string { return e.err.Error() + ": " + strings.TrimSpace(e.stderr) }
 
 func (m *mounted) path(rel string) string { return m.dir + "/" + rel }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/partlog/memlog"
 	"github.com/partfs/partfs/record"
@@ -127,9 +128,9 @@ func TestSidecarRoundTripAndGarbage(t *testing.T) {
 // TestPeriodicSidecarSave: a mount saves changed sidecars while running,
 // so a crash leaves little to recompute.
 func TestPeriodicSidecarSave(t *testing.T) {
-	needFUSE(t)
+	testutil.NeedFUSE(t)
 	st := memlog.New(memlog.Options{})
-	fsys := New(Options{Store: st, Logger: newTestLogger().lg, SaveInterval: 20 * time.Millisecond})
+	fsys := New(Options{Store: st, Logger: testutil.NewLogger().Entry, SaveInterval: 20 * time.Millisecond})
 	dir := t.TempDir()
 	srv, err := fsys.Mount(dir, MountOptions{})
 	if err != nil {

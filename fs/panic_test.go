@@ -37,8 +37,8 @@ func TestHandlerPanicIsEIO(t *testing.T) {
 	if _, err := m.try("cat t/0/log"); err == nil || !strings.Contains(err.Error(), "Input/output error") {
 		t.Fatalf("cat with a panicking backend: %v", err)
 	}
-	if !strings.Contains(m.log.buf.String(), "handler panicked") {
-		t.Fatalf("no log line for the panic:\n%s", m.log.buf.String())
+	if !strings.Contains(m.log.Buf.String(), "handler panicked") {
+		t.Fatalf("no log line for the panic:\n%s", m.log.Buf.String())
 	}
 	if got := m.sh("ls t"); got != "0\nconfig\n" {
 		t.Fatalf("mount no longer serves: %q", got)

@@ -64,7 +64,7 @@ func TestConfigReadWrite(t *testing.T) {
 			t.Errorf("store retention.ms = %s", kv.Value)
 		}
 	}
-	if !strings.Contains(m.log.buf.String(), "nosuch.key") {
-		t.Errorf("no log line names the bad key:\n%s", m.log.buf.String())
+	if !strings.Contains(m.log.Buf.String(), "nosuch.key") {
+		t.Errorf("no log line names the bad key:\n%s", m.log.Buf.String())
 	}
 }

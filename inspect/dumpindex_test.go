@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/partfs/partfs/index"
+	"github.com/partfs/partfs/internal/testfixtures"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )

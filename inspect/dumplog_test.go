@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/internal/testfixtures"
 	"github.com/partfs/partfs/record"
 )
 

@@ -3,7 +3,6 @@ package logstore
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/partfs/partfs/internal/testfixtures"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/internal/testfixtures"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )

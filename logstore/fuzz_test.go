@@ -1,11 +1,11 @@
 package logstore
 
 import (
-	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/partfs/partfs/internal/testfixtures"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )

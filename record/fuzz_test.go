@@ -2,10 +2,11 @@ package record
 
 import (
 	"bytes"
-	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/partfs/partfs/internal/testfixtures"
 )
 
 // addFixtureSeeds seeds f with every fixture file (when present) and a few

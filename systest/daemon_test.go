@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // daemon is one `partfs mount` subprocess.
@@ -19,7 +21,7 @@ type daemon struct {
 	data, mnt string
 	args      []string
 	cmd       *exec.Cmd
-	log       *syncBuffer
+	log       *testutil.SyncBuffer
 	done      chan struct{}
 	exitErr   error
 }
@@ -28,7 +30,7 @@ type daemon struct {
 // mount answers.
 func startDaemon(t testing.TB, data, mnt string, extra ...string) *daemon {
 	t.Helper()
-	needFUSE(t)
+	testutil.NeedFUSE(t)
 	d := &daemon{t: t, data: data, mnt: mnt, args: extra}
 	d.start()
 	t.Cleanup(func() {
@@ -46,7 +48,7 @@ func (d *daemon) start() {
 	}
 	args := append(append([]string{"mount", "--log-level", "info"}, d.args...), d.data, d.mnt)
 	d.cmd = exec.Command(partfsBin, args...)
-	d.log = &syncBuffer{}
+	d.log = &testutil.SyncBuffer{}
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
 	d.done = make(chan struct{})
 	if err := d.cmd.Start(); err != nil {

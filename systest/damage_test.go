@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -204,10 +205,10 @@ func runDamage(t *testing.T, dir string, tc damageCase, m model) {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	t.Run("mount", func(t *testing.T) { mountDamaged(t, mdir, tc, m) })
-	lg := newTestLogger()
-	st, err := openStore(t, dir, lg.lg)
+	lg := testutil.NewLogger()
+	st, err := openStore(t, dir, lg.Entry)
 	if err != nil {
-		t.Fatalf("open after damage: %v\nlog:\n%s", err, lg.buf)
+		t.Fatalf("open after damage: %v\nlog:\n%s", err, lg.Buf)
 	}
 	got := readPartition(t, st, tc.topic, 0, m[tpKey(tc.topic, 0)])
 	checkServed(t, tc, got)
@@ -215,7 +216,7 @@ func runDamage(t *testing.T, dir string, tc damageCase, m model) {
 	if err := st.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
-	t.Logf("store log:\n%s", lg.buf)
+	t.Logf("store log:\n%s", lg.Buf)
 	if left := tempLeftovers(t, dir); len(left) > 0 {
 		t.Errorf("leftovers after recovery: %v", left)
 	}

@@ -1,17 +1,16 @@
 package systest
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
@@ -21,21 +20,6 @@ import (
 type model map[string][]string
 
 func tpKey(topic string, n int) string { return fmt.Sprintf("%s-%d", topic, n) }
-
-// testLogger collects a store's log lines.
-type testLogger struct {
-	buf *syncBuffer
-	lg  *logrus.Entry
-}
-
-func newTestLogger() testLogger {
-	b := &syncBuffer{}
-	l := logrus.New()
-	l.SetOutput(b)
-	l.SetLevel(logrus.DebugLevel)
-	l.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true})
-	return testLogger{buf: b, lg: logrus.NewEntry(l)}
-}
 
 // openStore opens dir with no background goroutines.
 func openStore(t testing.TB, dir string, lg *logrus.Entry) (*logstore.Store, error) {
@@ -55,7 +39,7 @@ func value(topic string, off int64) string {
 // about 11 batches. Topic "z": gzip, 5 records per batch.
 func buildDataDir(t testing.TB, dir string) model {
 	t.Helper()
-	st, err := openStore(t, dir, newTestLogger().lg)
+	st, err := openStore(t, dir, testutil.NewLogger().Entry)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,22 +194,4 @@ func tempLeftovers(t testing.TB, dir string) []string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// syncBuffer is a goroutine-safe bytes.Buffer.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

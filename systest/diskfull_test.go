@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
@@ -47,8 +48,8 @@ func randomValue(n int, tag string) []byte {
 func TestDiskFullLogstore(t *testing.T) {
 	disk, ballast := smallDisk(t, "8m")
 	data := filepath.Join(disk, "data")
-	lg := newTestLogger()
-	st, err := logstore.Open(data, logstore.Options{Logger: lg.lg, NoBackground: true})
+	lg := testutil.NewLogger()
+	st, err := logstore.Open(data, logstore.Options{Logger: lg.Entry, NoBackground: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestDiskFullLogstore(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	st, err = logstore.Open(data, logstore.Options{Logger: lg.lg, NoBackground: true})
+	st, err = logstore.Open(data, logstore.Options{Logger: lg.Entry, NoBackground: true})
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}

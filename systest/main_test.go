@@ -51,14 +51,6 @@ func envInt(t testing.TB, name string, def int) int {
 	return n
 }
 
-// needFUSE skips only when /dev/fuse is missing and CI is unset.
-func needFUSE(t testing.TB) {
-	t.Helper()
-	if _, err := os.Stat("/dev/fuse"); err != nil && os.Getenv("CI") == "" {
-		t.Skip("no /dev/fuse")
-	}
-}
-
 // needRoot skips when not root (mounting a tmpfs), unless CI is set.
 func needRoot(t testing.TB) {
 	t.Helper()

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // TestDaemonKillRemount: the smallest crash: an acknowledged write survives
@@ -50,14 +52,14 @@ func appendFile(t testing.TB, path, s string) {
 // TestSIGTERMRightAfterMount: SIGTERM as soon as the mount appears is a
 // clean stop (exit 0, clean-shutdown marker), as SPEC §1 says for SIGTERM.
 func TestSIGTERMRightAfterMount(t *testing.T) {
-	needFUSE(t)
+	testutil.NeedFUSE(t)
 	root := t.TempDir()
 	data, mnt := filepath.Join(root, "data"), filepath.Join(root, "mnt")
 	os.MkdirAll(mnt, 0o755)
 	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
 	bad := 0
 	for i := 0; i < 20; i++ {
-		var out syncBuffer
+		var out testutil.SyncBuffer
 		cmd := exec.Command(partfsBin, "mount", data, mnt)
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {

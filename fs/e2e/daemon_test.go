@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 var (
@@ -50,7 +52,7 @@ type daemon struct {
 
 func startDaemon(t *testing.T, data, mnt string, flags ...string) *daemon {
 	t.Helper()
-	needFUSE(t)
+	testutil.NeedFUSE(t)
 	d := &daemon{mnt: mnt, logs: &bytes.Buffer{}, done: make(chan error, 1)}
 	d.cmd = exec.Command(partfsBin(t), append(append([]string{"mount"}, flags...), data, mnt)...)
 	d.cmd.Stdout, d.cmd.Stderr = d.logs, d.logs

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // TestCorruptBatchReadsEIO: a flipped byte inside a batch fails the read
@@ -53,7 +55,7 @@ func TestCorruptBatchReadsEIO(t *testing.T) {
 // TestDiskFullENOSPC: on a full disk a write fails with ENOSPC and leaves
 // nothing of itself behind.
 func TestDiskFullENOSPC(t *testing.T) {
-	needFUSE(t)
+	testutil.NeedFUSE(t)
 	data := t.TempDir()
 	if err := syscall.Mount("tmpfs", data, "tmpfs", 0, "size=3m"); err != nil {
 		t.Skipf("cannot mount a small tmpfs: %v", err)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/partfs/partfs/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/internal/testfixtures"
 	"github.com/partfs/partfs/record"
 )
 

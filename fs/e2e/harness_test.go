@@ -3,10 +3,8 @@
 package e2e
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -17,36 +15,13 @@ import (
 	"go.uber.org/goleak"
 
 	pfs "github.com/partfs/partfs/fs"
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/metrics"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-}
-
-func needFUSE(t testing.TB) {
-	t.Helper()
-	if _, err := os.Stat("/dev/fuse"); err != nil && os.Getenv("CI") == "" {
-		t.Skip("no /dev/fuse")
-	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // env is a logstore data directory mounted on a temporary directory.
@@ -57,7 +32,7 @@ type env struct {
 	st       *logstore.Store
 	fsys     *pfs.FS
 	srv      *fuse.Server
-	logs     *syncBuffer
+	logs     *testutil.SyncBuffer
 	unmounts sync.Once
 	// closeErrOK: the store may fail to close (a full disk)
 	closeErrOK bool
@@ -74,8 +49,8 @@ func newEnv(t testing.TB, o mountOpt) *env {
 
 func mountAt(t testing.TB, data string, o mountOpt) *env {
 	t.Helper()
-	needFUSE(t)
-	e := &env{t: t, data: data, dir: t.TempDir(), logs: &syncBuffer{}}
+	testutil.NeedFUSE(t)
+	e := &env{t: t, data: data, dir: t.TempDir(), logs: &testutil.SyncBuffer{}}
 	l := logrus.New()
 	l.SetOutput(e.logs)
 	l.SetLevel(logrus.DebugLevel)
@@ -123,33 +98,8 @@ func (e *env) sh(script string) string {
 // try runs bash in the mount. (No cmd.Dir: a chdir into our own mount
 // between fork and exec would wait on this suspended process.)
 func (e *env) try(script string) (string, error) {
-	cmd := exec.Command("bash", "-c", "set -o pipefail; cd '"+e.dir+"' && "+script)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return stdout.String(), &shError{err: err, stderr: stderr.String()}
-		}
-		return stdout.String(), nil
-	case <-time.After(90 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		return stdout.String(), &shError{err: os.ErrDeadlineExceeded, stderr: stderr.String()}
-	}
+	return testutil.Sh(e.dir, script, 90*time.Second)
 }
-
-type shError struct {
-	err    error
-	stderr string
-}
-
-func (e *shError) Error() string { return e.err.Error() + ": " + strings.TrimSpace(e.stderr) }
 
 func (e *env) path(rel string) string { return e.dir + "/" + rel }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // TestTailAcrossRetention: positions do not move when retention deletes
@@ -24,7 +26,7 @@ func TestTailAcrossRetention(t *testing.T) {
 	}
 	cmd := exec.Command("bash", "-c", "cd '"+e.dir+"' && exec tail -n +1 -s 0.1 -f t/0/log")
 	out, _ := cmd.StdoutPipe()
-	var stderr syncBuffer
+	var stderr testutil.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,93 @@
+// Package testutil holds the helpers the end-to-end tests share: a
+// goroutine-safe buffer, a logger whose lines can be asserted on, the FUSE
+// skip rule, and running shell pipelines against a mount.
+package testutil
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+)
+
+// SyncBuffer is a bytes.Buffer safe for concurrent writers.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Logger is a debug-level logrus logger writing plain lines to Buf.
+type Logger struct {
+	Buf   *SyncBuffer
+	Entry *logrus.Entry
+}
+
+// NewLogger returns a Logger with an empty buffer.
+func NewLogger() Logger {
+	b := &SyncBuffer{}
+	l := logrus.New()
+	l.SetOutput(b)
+	l.SetLevel(logrus.DebugLevel)
+	l.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true})
+	return Logger{Buf: b, Entry: logrus.NewEntry(l)}
+}
+
+// NeedFUSE skips t only where /dev/fuse is missing and CI is unset: under
+// CI a test that needs FUSE must run.
+func NeedFUSE(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil && os.Getenv("CI") == "" {
+		t.Skip("no /dev/fuse")
+	}
+}
+
+// Sh runs script with bash (pipefail) in dir and returns its stdout; it
+// kills the script after timeout.
+func Sh(dir, script string, timeout time.Duration) (string, error) {
+	cmd := exec.Command("bash", "-c", "set -o pipefail; cd '"+dir+"' && "+script)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return stdout.String(), &ShError{Err: err, Stderr: stderr.String()}
+		}
+		return stdout.String(), nil
+	case <-time.After(timeout):
+		_ = cmd.Process.Kill()
+		<-done
+		return stdout.String(), &ShError{Err: os.ErrDeadlineExceeded, Stderr: stderr.String()}
+	}
+}
+
+// ShError is a failed script with what it wrote to stderr.
+type ShError struct {
+	Err    error
+	Stderr string
+}
+
+func (e *ShError) Error() string { return e.Err.Error() + ": " + strings.TrimSpace(e.Stderr) }
+
+func (e *ShError) Unwrap() error { return e.Err }
