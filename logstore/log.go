@@ -43,6 +43,7 @@ type Log struct {
 	enc       record.Encoder
 	buf       []byte
 	spans     []int
+	cuts      []int // planned batch ends (indexes into the append's records)
 	recBuf    []record.Record
 	txns      []abortedTxn // aborted transactions (.txnindex files, markers seen by recovery)
 	tracker   *txnTracker  // set while recovery scans
@@ -186,47 +187,6 @@ func (l *Log) writeSpans(now time.Time) error {
 	return nil
 }
 
-// encodeAll encodes recs into l.buf as batches no larger than
-// max.message.bytes, with their end positions in l.spans. REQUIRES: mu held.
-func (l *Log) encodeAll(recs []record.Record, base int64, now time.Time) error {
-	nowMs := now.UnixMilli()
-	toEncode := recs
-	if needsTimestamps(recs) {
-		l.recBuf = append(l.recBuf[:0], recs...)
-		for i := range l.recBuf {
-			if l.recBuf[i].Timestamp <= 0 {
-				l.recBuf[i].Timestamp = nowMs
-			}
-		}
-		toEncode = l.recBuf
-	}
-	opt, err := l.batchOptions(nowMs)
-	if err != nil {
-		return err
-	}
-	limit := int64(l.cfg.MaxMessageBytes)
-	if l.cfg.SegmentBytes > 0 && l.cfg.SegmentBytes < limit {
-		limit = l.cfg.SegmentBytes
-	}
-	l.spans = l.spans[:0]
-	l.buf, err = l.encodeSplit(l.buf[:0], toEncode, base, opt, limit)
-	clear(l.recBuf) // drop references to the caller's slices
-	if err != nil {
-		l.buf = l.buf[:0]
-	}
-	return err
-}
-
-// needsTimestamps reports whether a record takes the time of the append.
-func needsTimestamps(recs []record.Record) bool {
-	for i := range recs {
-		if recs[i].Timestamp <= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // maxKeptBuffer bounds the encode buffer a Log keeps between appends.
 const maxKeptBuffer = 4 << 20
 
@@ -238,50 +198,6 @@ func (l *Log) trimBuffers() {
 	if cap(l.recBuf) > 64<<10 {
 		l.recBuf = nil
 	}
-}
-
-// encodeSplit appends one batch of recs, or splits recs in halves while the
-// batch is larger than limit.
-func (l *Log) encodeSplit(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
-	start := len(dst)
-	out, err := l.enc.AppendBatch(dst, base, recs, opt)
-	if err != nil {
-		return dst[:start], fmt.Errorf("encode batch at offset %d: %w", base, err)
-	}
-	if int64(len(out)-start) <= limit {
-		l.spans = append(l.spans, len(out))
-		return out, nil
-	}
-	out = out[:start]
-	if len(recs) == 1 {
-		return out, fmt.Errorf("record at offset %d is %d bytes as a batch, above max.message.bytes %d: %w",
-			base, len(out)-start, limit, partlog.ErrTooLarge)
-	}
-	half := len(recs) / 2
-	out, err = l.encodeSplit(out, recs[:half], base, opt, limit)
-	if err != nil {
-		return out, err
-	}
-	return l.encodeSplit(out, recs[half:], base+int64(half), opt, limit)
-}
-
-// batchOptions maps the topic configuration to encoder options.
-// REQUIRES: mu held.
-func (l *Log) batchOptions(nowMs int64) (record.BatchOptions, error) {
-	var opt record.BatchOptions
-	name := l.cfg.Compression
-	if name == "" || name == "producer" || name == "uncompressed" {
-		name = "none"
-	}
-	c, err := record.ParseCodec(name)
-	if err != nil {
-		return opt, fmt.Errorf("compression.type %q: %w", l.cfg.Compression, partlog.ErrInvalid)
-	}
-	opt.Codec = c
-	if l.cfg.TimestampType == "LogAppendTime" {
-		opt.LogAppendTime, opt.LogAppendTimeMs = true, nowMs
-	}
-	return opt, nil
 }
 
 // errNoSpaceMapped maps ENOSPC-like errors to partlog.ErrNoSpace.

@@ -1,0 +1,205 @@
+package logstore
+
+import (
+	"fmt"
+	"math/bits"
+	"time"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+)
+
+// An append is encoded once: its records are cut into batches up front from
+// their exact uncompressed sizes (planBatches), then each batch is encoded.
+// encodeSplit still checks every encoded batch against the limit and halves
+// one that is over it, so the plan is an optimization, never the guard.
+
+// encodeAll encodes recs into l.buf as batches no larger than the batch
+// limit, with their end positions in l.spans. REQUIRES: mu held.
+func (l *Log) encodeAll(recs []record.Record, base int64, now time.Time) error {
+	nowMs := now.UnixMilli()
+	toEncode := recs
+	if needsTimestamps(recs) {
+		l.recBuf = append(l.recBuf[:0], recs...)
+		for i := range l.recBuf {
+			if l.recBuf[i].Timestamp <= 0 {
+				l.recBuf[i].Timestamp = nowMs
+			}
+		}
+		toEncode = l.recBuf
+	}
+	opt, err := l.batchOptions(nowMs)
+	if err != nil {
+		return err
+	}
+	l.spans = l.spans[:0]
+	l.buf, err = l.encodePlanned(l.buf[:0], toEncode, base, opt, l.batchLimit())
+	clear(l.recBuf) // drop references to the caller's slices
+	if err != nil {
+		l.buf = l.buf[:0]
+	}
+	return err
+}
+
+// batchLimit is the largest batch an append may write: max.message.bytes,
+// or segment.bytes if smaller. REQUIRES: mu held.
+func (l *Log) batchLimit() int64 {
+	limit := int64(l.cfg.MaxMessageBytes)
+	if l.cfg.SegmentBytes > 0 && l.cfg.SegmentBytes < limit {
+		limit = l.cfg.SegmentBytes
+	}
+	return limit
+}
+
+// needsTimestamps reports whether a record takes the time of the append.
+func needsTimestamps(recs []record.Record) bool {
+	for i := range recs {
+		if recs[i].Timestamp <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeTryFactor bounds the compressed writes first tried as one batch: a
+// write more than this many times the limit (uncompressed) would need
+// better compression than that to fit, so it goes straight to the plan.
+const wholeTryFactor = 4
+
+// encodePlanned appends recs to dst as the batches planBatches cuts. A
+// compressed write that the plan splits is first tried as one batch, since
+// compression usually makes it fit. REQUIRES: mu held.
+func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
+	total := l.planBatches(recs, limit)
+	if opt.Codec != record.None && len(l.cuts) > 1 && total <= wholeTryFactor*limit {
+		out, err := l.enc.AppendBatch(dst, base, recs, opt)
+		if err != nil {
+			return dst, fmt.Errorf("encode batch at offset %d: %w", base, err)
+		}
+		if int64(len(out)-len(dst)) <= limit {
+			l.spans = append(l.spans, len(out))
+			return out, nil
+		}
+		dst = out[:len(dst)]
+	}
+	start := 0
+	for _, end := range l.cuts {
+		var err error
+		dst, err = l.encodeSplit(dst, recs[start:end], base+int64(start), opt, limit)
+		if err != nil {
+			return dst, err
+		}
+		start = end
+	}
+	return dst, nil
+}
+
+// planBatches fills l.cuts with the end index of each batch of recs, cutting
+// before a record that would take the batch's uncompressed size over limit
+// (a record too large alone gets a batch of its own, which encodeSplit
+// refuses). It returns the total uncompressed size of the batches.
+// REQUIRES: mu held.
+func (l *Log) planBatches(recs []record.Record, limit int64) int64 {
+	l.cuts = l.cuts[:0]
+	if len(recs) == 0 {
+		l.cuts = append(l.cuts, 0)
+		return record.BatchHeaderSize
+	}
+	var total int64
+	start, baseTs, size := 0, recs[0].Timestamp, int64(record.BatchHeaderSize)
+	for i := range recs {
+		r := &recs[i]
+		n := recordSize(r, r.Timestamp-baseTs, int64(i-start))
+		if size+n > limit && i > start {
+			l.cuts = append(l.cuts, i)
+			total += size
+			start, baseTs = i, r.Timestamp
+			size, n = record.BatchHeaderSize, recordSize(r, 0, 0)
+		}
+		size += n
+	}
+	l.cuts = append(l.cuts, len(recs))
+	return total + size
+}
+
+// recordSize is the encoded size of r in a V2 records area: the length
+// varint and the body (docs/kafka-format.md).
+func recordSize(r *record.Record, tsDelta, offDelta int64) int64 {
+	// attributes, deltas, value; then null key and no headers (log lines)
+	body := 1 + varintLen(tsDelta) + varintLen(offDelta) + bytesLen(r.Value)
+	if r.Key == nil && len(r.Headers) == 0 {
+		body += 2
+	} else {
+		body += bytesLen(r.Key) + headersLen(r.Headers)
+	}
+	return varintLen(body) + body
+}
+
+// headersLen is the size of a record's header count and headers.
+func headersLen(hs []record.Header) int64 {
+	n := varintLen(int64(len(hs)))
+	for j := range hs {
+		h := &hs[j]
+		n += varintLen(int64(len(h.Key))) + int64(len(h.Key)) + bytesLen(h.Value)
+	}
+	return n
+}
+
+// bytesLen is the size of a nullable bytes field: varint length (-1 for
+// nil) and the bytes.
+func bytesLen(v []byte) int64 {
+	if v == nil {
+		return 1
+	}
+	return varintLen(int64(len(v))) + int64(len(v))
+}
+
+// varintLen is the size of v as a zigzag varint.
+func varintLen(v int64) int64 {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	return int64(bits.Len64(u|1)+6) / 7
+}
+
+// encodeSplit appends one batch of recs, or splits recs in halves while the
+// batch is larger than limit. REQUIRES: mu held.
+func (l *Log) encodeSplit(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
+	start := len(dst)
+	out, err := l.enc.AppendBatch(dst, base, recs, opt)
+	if err != nil {
+		return dst[:start], fmt.Errorf("encode batch at offset %d: %w", base, err)
+	}
+	if int64(len(out)-start) <= limit {
+		l.spans = append(l.spans, len(out))
+		return out, nil
+	}
+	out = out[:start]
+	if len(recs) == 1 {
+		return out, fmt.Errorf("record at offset %d is %d bytes as a batch, above max.message.bytes %d: %w",
+			base, len(out)-start, limit, partlog.ErrTooLarge)
+	}
+	half := len(recs) / 2
+	out, err = l.encodeSplit(out, recs[:half], base, opt, limit)
+	if err != nil {
+		return out, err
+	}
+	return l.encodeSplit(out, recs[half:], base+int64(half), opt, limit)
+}
+
+// batchOptions maps the topic configuration to encoder options.
+// REQUIRES: mu held.
+func (l *Log) batchOptions(nowMs int64) (record.BatchOptions, error) {
+	var opt record.BatchOptions
+	name := l.cfg.Compression
+	if name == "" || name == "producer" || name == "uncompressed" {
+		name = "none"
+	}
+	c, err := record.ParseCodec(name)
+	if err != nil {
+		return opt, fmt.Errorf("compression.type %q: %w", l.cfg.Compression, partlog.ErrInvalid)
+	}
+	opt.Codec = c
+	if l.cfg.TimestampType == "LogAppendTime" {
+		opt.LogAppendTime, opt.LogAppendTimeMs = true, nowMs
+	}
+	return opt, nil
+}
