@@ -66,11 +66,24 @@ func needsTimestamps(recs []record.Record) bool {
 // better compression than that to fit, so it goes straight to the plan.
 const wholeTryFactor = 4
 
-// encodePlanned appends recs to dst as the batches planBatches cuts. A
-// compressed write that the plan splits is first tried as one batch, since
-// compression usually makes it fit. REQUIRES: mu held.
+// compressSlack is room left in a planned compressed batch for the codec's
+// framing, which incompressible records pay on top of their size: per
+// block, gzip 5 bytes a 64 KiB stored block, snappy (xerial) about 10 a
+// 32 KiB block, lz4 4 a 64 KiB block, zstd 3 a 128 KiB block, plus a frame
+// header and trailer under 32 bytes. limit/256 + 64 covers each with room.
+func compressSlack(limit int64) int64 { return limit/256 + 64 }
+
+// encodePlanned appends recs to dst as the batches planBatches cuts (for a
+// compressed codec, from a limit less compressSlack, so incompressible
+// records still fit once framed). A compressed write that the plan splits
+// is first tried as one batch, since compression usually makes it fit.
+// REQUIRES: mu held.
 func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
-	total := l.planBatches(recs, limit)
+	planLimit := limit
+	if opt.Codec != record.None {
+		planLimit -= compressSlack(limit)
+	}
+	total := l.planBatches(recs, planLimit)
 	if opt.Codec != record.None && len(l.cuts) > 1 && total <= wholeTryFactor*limit {
 		out, err := l.enc.AppendBatch(dst, base, recs, opt)
 		if err != nil {

@@ -221,3 +221,52 @@ func TestOversizedRecordRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCompressedSplit checks the compressed paths: a write over the limit
+// uncompressed that compresses under it is one batch; an incompressible
+// one just over the limit (the whole try fails) and one over
+// wholeTryFactor times the limit (no whole try) are cut by the plan, whose
+// compressSlack keeps each cut batch under the limit once framed (without
+// it, gzip and snappy batches went over and were halved again).
+func TestCompressedSplit(t *testing.T) {
+	const limit = 4000
+	cases := []struct {
+		name    string
+		n, size int
+		random  bool
+		batches int
+	}{
+		{"compressible", 100, 100, false, 1},
+		{"incompressible-whole-tried", 60, 100, true, 2},
+		{"incompressible-large", 200, 100, true, 6},
+	}
+	for _, codec := range allCodecs[1:] {
+		for _, c := range cases {
+			t.Run(codec+"/"+c.name, func(t *testing.T) {
+				st, l := openDirLog(t, map[string]string{"max.message.bytes": fmt.Sprint(limit), "compression.type": codec})
+				defer st.Close()
+				rng := rand.New(rand.NewSource(9))
+				rs := recs(c.n, "c", 0)
+				for i := range rs {
+					rs[i].Value = make([]byte, c.size)
+					if c.random {
+						rng.Read(rs[i].Value)
+					}
+				}
+				if _, err := l.Append(rs); err != nil {
+					t.Fatal(err)
+				}
+				hs := logBatches(t, l)
+				for _, h := range hs {
+					if h.Size() > limit || h.Codec().String() != codec {
+						t.Fatalf("batch at %d: %d bytes, codec %v", h.BaseOffset, h.Size(), h.Codec())
+					}
+				}
+				if len(hs) != c.batches {
+					t.Fatalf("%d batches, want %d", len(hs), c.batches)
+				}
+				checkRecords(t, l, rs)
+			})
+		}
+	}
+}
