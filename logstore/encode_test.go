@@ -270,3 +270,26 @@ func TestCompressedSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendLeavesCallerRecords checks that Append does not write into the
+// caller's records: a timestamp of 0 (now) is still 0 afterwards, which the
+// fs relies on.
+func TestAppendLeavesCallerRecords(t *testing.T) {
+	st, l := openDirLog(t, map[string]string{"max.message.bytes": "1000"})
+	defer st.Close()
+	rs := recs(50, "v", 0)
+	rs[10].Timestamp = 1_764_410_000_000
+	if _, err := l.Append(rs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rs {
+		want := int64(0)
+		if i == 10 {
+			want = 1_764_410_000_000
+		}
+		if rs[i].Timestamp != want {
+			t.Fatalf("record %d: timestamp %d after append, want %d", i, rs[i].Timestamp, want)
+		}
+	}
+	checkRecords(t, l, rs)
+}
