@@ -61,8 +61,8 @@ func needsTimestamps(recs []record.Record) bool {
 	return false
 }
 
-// wholeTryFactor bounds the compressed writes first tried as one batch: a
-// write more than this many times the limit (uncompressed) would need
+// wholeTryFactor bounds the compressed writes first encoded as one batch:
+// a write of more than this many times the limit (uncompressed) would need
 // better compression than that to fit, so it goes straight to the plan.
 const wholeTryFactor = 4
 
@@ -73,28 +73,27 @@ const wholeTryFactor = 4
 // header and trailer under 32 bytes. limit/256 + 64 covers each with room.
 func compressSlack(limit int64) int64 { return limit/256 + 64 }
 
-// encodePlanned appends recs to dst as the batches planBatches cuts (for a
-// compressed codec, from a limit less compressSlack, so incompressible
-// records still fit once framed). A compressed write that the plan splits
-// is first tried as one batch, since compression usually makes it fit.
+// encodePlanned appends recs to dst as one batch when sizeBound shows it
+// fits, else as the batches planBatches cuts (for a compressed codec, from
+// a limit less compressSlack, so incompressible records still fit once
+// framed). A compressed write of up to wholeTryFactor times the limit is
+// first encoded whole, since compression usually makes it fit.
 // REQUIRES: mu held.
 func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
 	planLimit := limit
 	if opt.Codec != record.None {
 		planLimit -= compressSlack(limit)
 	}
-	total := l.planBatches(recs, planLimit)
-	if opt.Codec != record.None && len(l.cuts) > 1 && total <= wholeTryFactor*limit {
-		out, err := l.enc.AppendBatch(dst, base, recs, opt)
-		if err != nil {
-			return dst, fmt.Errorf("encode batch at offset %d: %w", base, err)
-		}
-		if int64(len(out)-len(dst)) <= limit {
-			l.spans = append(l.spans, len(out))
+	bound := sizeBound(recs)
+	if bound <= planLimit {
+		return l.encodeSplit(dst, recs, base, opt, limit)
+	}
+	if opt.Codec != record.None && bound <= wholeTryFactor*limit {
+		if out, ok := l.encodeWhole(dst, recs, base, opt, limit); ok {
 			return out, nil
 		}
-		dst = out[:len(dst)]
 	}
+	l.planBatches(recs, planLimit)
 	start := 0
 	for _, end := range l.cuts {
 		var err error
@@ -105,6 +104,42 @@ func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt re
 		start = end
 	}
 	return dst, nil
+}
+
+// encodeWhole appends recs to dst as one batch if it encodes within limit;
+// otherwise it reports false and dst keeps its length (an encoding error
+// is left for encodeSplit to report). REQUIRES: mu held.
+func (l *Log) encodeWhole(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, bool) {
+	out, err := l.enc.AppendBatch(dst, base, recs, opt)
+	if err != nil || int64(len(out)-len(dst)) > limit {
+		return out[:len(dst)], false
+	}
+	l.spans = append(l.spans, len(out))
+	return out, true
+}
+
+// Upper bounds of the framing of a record in a records area (length,
+// attributes, timestamp delta, offset delta, key and value lengths, header
+// count: varints of at most 5 bytes, 10 for the timestamp delta) and of a
+// header (key and value lengths).
+const (
+	maxRecordFraming = 5 + 1 + 10 + 5 + 5 + 5 + 5
+	maxHeaderFraming = 5 + 5
+)
+
+// sizeBound is an upper bound of recs' size as one uncompressed batch,
+// cheaper than planBatches: lengths only, no varint sizes.
+func sizeBound(recs []record.Record) int64 {
+	n := int64(record.BatchHeaderSize) + int64(len(recs))*maxRecordFraming
+	for i := range recs {
+		r := &recs[i]
+		n += int64(len(r.Key) + len(r.Value))
+		for j := range r.Headers {
+			h := &r.Headers[j]
+			n += maxHeaderFraming + int64(len(h.Key)+len(h.Value))
+		}
+	}
+	return n
 }
 
 // planBatches fills l.cuts with the end index of each batch of recs, cutting

@@ -40,7 +40,8 @@ func mixedRecords(rng *rand.Rand, n, maxVal int, ts int64) []record.Record {
 
 // TestPlanExact checks the planned sizes against the encoder: each planned
 // batch encodes (uncompressed) within the limit, the sizes add up to the
-// plan's total exactly, and no batch could have taken one more record.
+// plan's total exactly, and no batch could have taken one more record; and
+// sizeBound is not below the size of all the records as one batch.
 func TestPlanExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	var l Log
@@ -67,6 +68,9 @@ func TestPlanExact(t *testing.T) {
 					}
 				}
 				start = end
+			}
+			if whole, _ := enc.AppendBatch(nil, 0, rs, record.BatchOptions{}); sizeBound(rs) < int64(len(whole)) {
+				t.Fatalf("maxVal %d: size bound %d below the encoded size %d", maxVal, sizeBound(rs), len(whole))
 			}
 			if sum != total || start != len(rs) {
 				t.Fatalf("limit %d maxVal %d: encoded %d bytes, planned %d; covered %d of %d records",
