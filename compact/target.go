@@ -10,7 +10,7 @@ import (
 )
 
 // Target is a partition log as the cleaner uses it: the cleaner section of
-// logstore's API (docs/contracts.md), behind an interface so the cleaning
+// logstore's API, behind an interface so the cleaning
 // logic can be tested on its own. logstore.go adapts *logstore.Log.
 type Target interface {
 	Topic() string
