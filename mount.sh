@@ -21,9 +21,21 @@ is_dead() {
 	[[ $out == *"Transport endpoint is not connected"* ]]
 }
 
+# abort_conn aborts the FUSE connection behind mount point $1 (as root, via
+# fusectl), so that nothing, not even the dead daemon's own exit, stays
+# blocked on it.
+abort_conn() {
+	local dev
+	dev=$(awk -v m="$(realpath -m "$1")" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo | tail -1)
+	[ -n "$dev" ] && [ "$(id -u)" = 0 ] || return 0
+	grep -qs fusectl /proc/mounts || mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null || true
+	[ -w "/sys/fs/fuse/connections/$dev/abort" ] && echo 1 >"/sys/fs/fuse/connections/$dev/abort" || true
+}
+
 clear_dead() {
 	if is_dead "$1"; then
 		echo "mount.sh: $1 is a dead mount (Transport endpoint is not connected); clearing it"
+		abort_conn "$1"
 		umount "$1" 2>/dev/null || umount -l "$1" 2>/dev/null || fusermount3 -uz "$1" 2>/dev/null || fusermount -uz "$1" ||
 			die "could not clear the dead mount on $1"
 	fi
