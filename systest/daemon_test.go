@@ -103,8 +103,32 @@ func (d *daemon) pid() int { return d.cmd.Process.Pid }
 // kill9 SIGKILLs the daemon and clears the dead mount.
 func (d *daemon) kill9() {
 	_ = d.cmd.Process.Signal(syscall.SIGKILL)
+	// A daemon killed inside go-fuse's mount-time poll hack holds a file of
+	// its own mount; its exit then waits on itself until the connection is
+	// aborted.
+	abortFUSE(d.mnt)
 	<-d.done
 	detach(d.t, d.mnt)
+}
+
+// abortFUSE aborts the FUSE connection behind mount point dir (fusectl), if
+// it is mounted.
+func abortFUSE(dir string) {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && f[4] == dir && strings.Contains(line, " - fuse") {
+			if _, minor, ok := strings.Cut(f[2], ":"); ok {
+				if _, err := os.Stat("/sys/fs/fuse/connections/" + minor); err != nil {
+					_ = syscall.Mount("none", "/sys/fs/fuse/connections", "fusectl", 0, "")
+				}
+				_ = os.WriteFile("/sys/fs/fuse/connections/"+minor+"/abort", []byte("1"), 0)
+			}
+		}
+	}
 }
 
 // detach lazily unmounts a (dead) mount point; it never touches the mount
