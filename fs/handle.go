@@ -235,4 +235,3 @@ func (h *viewHandle) locate(off int64) (cursor, error) {
 	}
 	return cur, nil
 }
-
