@@ -3,59 +3,77 @@ package record
 // simpleRecords parses and passes to fn the leading records of data (at
 // most want) that take the common shape: every varint before the value 1
 // or 2 bytes, no headers. It stops at the first record of another shape
-// or a malformed one, or when fn returns false (stop), and returns the
-// records passed and the bytes they used; the caller parses what follows
-// with fastRecord, which also decides whether it is malformed. It is one
-// loop over an index into data with the batch's fields in locals: about a
-// fifth faster per record than fastRecord's call per record.
+// or a malformed one, when fewer than 16 bytes are left, or when fn
+// returns false (stop), and returns the records passed and the bytes they
+// used; the caller parses what follows with fastRecord, which also
+// decides whether it is malformed.
+//
+// Decoding is bound by the instructions spent per record, so this loop is
+// kept short: the batch's fields in locals, the varints before the key
+// read through one 16-byte window (one bounds check for all of them), a
+// branch per varint size (predictable: the sizes repeat from record to
+// record) and no calls but fn. It is about a fifth faster than the loop it
+// replaced (callgrind: 165 instructions per log-line record instead of 214).
 func (d *Decoder) simpleRecords(data []byte, h *BatchHeader, want int32, fn func(*Record) bool) (n int32, used int, stop bool) {
 	r := &d.rec
 	r.Headers = nil
-	base, baseTs := h.BaseOffset, h.BaseTimestamp
-	lat, maxTs := h.Attributes&attrLogAppendTime != 0, h.MaxTimestamp
+	base, baseTs, tsMask := h.BaseOffset, h.BaseTimestamp, int64(-1)
+	if h.Attributes&attrLogAppendTime != 0 {
+		baseTs, tsMask = h.MaxTimestamp, 0 // every record gets maxTimestamp
+	}
 	p := 0
-	for n < want {
-		u, k := uv2(data, p)
-		length := int(u >> 1)
-		if k == 0 || u&1 != 0 || length < 6 || length > len(data)-p-k {
+	for ; n < want && p <= len(data)-16; n++ {
+		w := (*[16]byte)(data[p : p+16])
+		u, k := uint(w[0]), 1 // the length
+		if u >= 0x80 {
+			u, k = u&0x7f|uint(w[1])<<7, 2
+		}
+		end := p + k + int(u>>1)
+		if u&1 != 0 || u >= 1<<14 || u < 12 || end > len(data) {
 			break
 		}
-		body := data[p+k : p+k+length] // its attributes byte is body[0]
-		ts, k1 := uv2(body, 1)
-		off, k2 := uv2(body, 1+k1)
-		i := 1 + k1 + k2
-		if k1 == 0 || k2 == 0 || i >= len(body) {
+		last := end - 1 - p // the header count: w[last] when inside w
+		// attributes at w[k], then the timestamp and offset deltas
+		ts, off, i := uint(w[k+1]), uint(w[k+2]), k+3
+		if ts >= 0x80 {
+			ts, off, i = ts&0x7f|off<<7, uint(w[k+3]), k+4
+		}
+		if off >= 0x80 {
+			off, i = off&0x7f|uint(w[i&15])<<7, i+1
+		}
+		if ts >= 1<<14 || off >= 1<<14 || i >= last || data[p+last] != 0 {
 			break
 		}
-		if body[i] == 1 { // null key: log lines
-			r.Key, i = nil, i+1
-		} else if kl, kk := uv2(body, i); kk > 0 && kl&1 == 0 && int(kl>>1) <= len(body)-i-kk {
-			i += kk
-			r.Key, i = body[i:i+int(kl>>1):i+int(kl>>1)], i+int(kl>>1)
+		// the key (null for log lines), then the value, running to the
+		// header count
+		j := p + i + 1
+		if kl := uint(w[i&15]); kl != 1 {
+			if kl >= 0x80 {
+				kl, j = kl&0x7f|uint(data[j])<<7, j+1
+			}
+			if kl&1 != 0 || kl >= 1<<14 || int(kl>>1) >= end-1-j {
+				break
+			}
+			r.Key, j = data[j:j+int(kl>>1):j+int(kl>>1)], j+int(kl>>1)
+		} else {
+			r.Key = nil
+		}
+		vl := uint(data[j])
+		if j++; vl >= 0x80 {
+			vl, j = vl&0x7f|uint(data[j])<<7, j+1
+		}
+		if vl == uint(end-1-j)<<1 && vl < 1<<14 {
+			r.Value = data[j : end-1 : end-1]
+		} else if vl == 1 && j == end-1 {
+			r.Value = nil
 		} else {
 			break
 		}
-		vl, kv := uv2(body, i)
-		if kv > 0 && vl&1 == 0 && int(vl>>1) < len(body)-i-kv {
-			i += kv
-			r.Value, i = body[i:i+int(vl>>1):i+int(vl>>1)], i+int(vl>>1)
-		} else if kv == 1 && vl == 1 {
-			r.Value, i = nil, i+1
-		} else {
-			break
-		}
-		if i != len(body)-1 || body[i] != 0 { // headers, or bytes left
-			break
-		}
-		r.Offset = base + int64(zigzag32(off))
-		r.Timestamp = baseTs + int64(zigzag32(ts))
-		if lat {
-			r.Timestamp = maxTs
-		}
-		p += k + length
-		n++
+		r.Offset = base + int64(zigzag32(uint32(off)))
+		r.Timestamp = baseTs + int64(zigzag32(uint32(ts)))&tsMask
+		p = end
 		if !fn(r) {
-			return n, p, true
+			return n + 1, p, true
 		}
 	}
 	return n, p, false
