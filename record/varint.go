@@ -9,16 +9,21 @@ import "math/bits"
 // varintLen is the encoded size of v as a zigzag varint.
 func varintLen(v int64) int {
 	u := uint64(v<<1) ^ uint64(v>>63)
-	return (bits.Len64(u|1) + 6) / 7
+	return (9*bits.Len64(u|1) + 64) / 64
 }
 
 func zigzag64(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 // uvarintLen is the encoded size of an unsigned varint.
-func uvarintLen(u uint64) int { return (bits.Len64(u|1) + 6) / 7 }
+func uvarintLen(u uint64) int { return (9*bits.Len64(u|1) + 64) / 64 }
 
-// putUvarint writes u at w[i:] and returns the index after it.
+// putUvarint writes u at w[i:] and returns the index after it. The
+// 2-byte case (record lengths, value lengths) is unrolled.
 func putUvarint(w []byte, i int, u uint64) int {
+	if u-0x80 < 1<<14-0x80 {
+		w[i], w[i+1] = byte(u)|0x80, byte(u>>7)
+		return i + 2
+	}
 	for u >= 0x80 {
 		w[i] = byte(u) | 0x80
 		u >>= 7
