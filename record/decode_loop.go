@@ -51,7 +51,9 @@ func (d *Decoder) simpleRecords(data []byte, h *BatchHeader, want int32, fn func
 			if kl >= 0x80 {
 				kl, j = kl&0x7f|uint(data[j])<<7, j+1
 			}
-			if kl&1 != 0 || kl >= 1<<14 || int(kl>>1) >= end-1-j {
+			// (a 3-byte varint read as 2 bytes is 8 KiB or more, past the
+			// end of a record whose length took 2 bytes)
+			if kl&1 != 0 || int(kl>>1) >= end-1-j {
 				break
 			}
 			r.Key, j = data[j:j+int(kl>>1):j+int(kl>>1)], j+int(kl>>1)
@@ -62,7 +64,7 @@ func (d *Decoder) simpleRecords(data []byte, h *BatchHeader, want int32, fn func
 		if j++; vl >= 0x80 {
 			vl, j = vl&0x7f|uint(data[j])<<7, j+1
 		}
-		if vl == uint(end-1-j)<<1 && vl < 1<<14 {
+		if vl == uint(end-1-j)<<1 {
 			r.Value = data[j : end-1 : end-1]
 		} else if vl == 1 && j == end-1 {
 			r.Value = nil

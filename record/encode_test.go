@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -102,5 +103,31 @@ func TestParseCodec(t *testing.T) {
 	}
 	if _, err := ParseCodec("brotli"); err == nil {
 		t.Error("brotli accepted")
+	}
+}
+
+// TestVarintHelpers: the varint size and writer helpers agree with
+// encoding/binary at every size boundary.
+func TestVarintHelpers(t *testing.T) {
+	var vals []uint64
+	for s := 0; s < 64; s += 7 {
+		for _, d := range []int64{-1, 0, 1} {
+			vals = append(vals, uint64(int64(1)<<s+d))
+		}
+	}
+	vals = append(vals, 0, 1<<63, 1<<64-1)
+	for _, u := range vals {
+		want := binary.AppendUvarint(nil, u)
+		w := make([]byte, 12)
+		if n := putUvarint(w, 1, u); n != 1+len(want) || !bytes.Equal(w[1:n], want) {
+			t.Errorf("putUvarint(%#x) = % x, want % x", u, w[1:n], want)
+		}
+		if uvarintLen(u) != len(want) {
+			t.Errorf("uvarintLen(%#x) = %d, want %d", u, uvarintLen(u), len(want))
+		}
+		v := int64(u)
+		if n := len(binary.AppendVarint(nil, v)); varintLen(v) != n {
+			t.Errorf("varintLen(%d) = %d, want %d", v, varintLen(v), n)
+		}
 	}
 }
