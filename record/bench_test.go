@@ -335,3 +335,48 @@ func BenchmarkAppendRecords(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/record")
 }
+
+// walkLengths only walks the records' length varints (1 or 2 bytes, as in
+// these batches): the least work a record parser does.
+//
+//go:noinline
+func walkLengths(data []byte) (n int) {
+	for p := 0; p+1 < len(data); n++ {
+		u, k := uv2(data, p)
+		if k == 0 {
+			break
+		}
+		p += k + int(u>>1)
+	}
+	return n
+}
+
+// BenchmarkDecodeFloor: the highest x-baseline a decoder of these LZ4 and
+// snappy batches could reach: the library's block decoder, then a loop
+// that only walks the records' length varints (no field parsed, no
+// record delivered), timed alternately with the library alone. It reports
+// the walk's ns per record and floor = lib/(lib+walk).
+func BenchmarkDecodeFloor(b *testing.B) {
+	recs := logLines(1000)
+	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
+	for _, c := range []Codec{Snappy, LZ4} {
+		b.Run(c.String(), func(b *testing.B) {
+			var e Encoder
+			batch, _ := e.AppendBatch(nil, 0, recs, BatchOptions{Codec: c})
+			dst := make([]byte, 0, 2*len(area))
+			var tLib, tWalk time.Duration
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				dst = libBlocks(c, dst, batch[BatchHeaderSize:])
+				t1 := time.Now()
+				if walkLengths(dst) != len(recs) {
+					b.Fatal("walk")
+				}
+				tWalk += time.Since(t1)
+				tLib += t1.Sub(t0)
+			}
+			b.ReportMetric(float64(tWalk.Nanoseconds())/float64(b.N)/float64(len(recs)), "walk-ns/record")
+			b.ReportMetric(tLib.Seconds()/(tLib+tWalk).Seconds(), "floor")
+		})
+	}
+}
