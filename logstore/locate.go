@@ -13,31 +13,49 @@ import (
 // several small batches in one pread, little waste for large batches.
 const headerProbe = 4 << 10
 
-// headerWindow holds the bytes [pos, pos+n) of a segment file for a
-// header-only scan. Pooled: a lookup allocates nothing.
-type headerWindow struct {
-	buf [headerProbe]byte
+// fileWindow holds the bytes [pos, pos+n) of a segment file for a
+// header-only scan and a time lookup's record walk. Pooled: a lookup
+// allocates nothing.
+type fileWindow struct {
+	buf [recordChunk]byte
 	pos int64
 	n   int
 }
 
-var headerWindows = sync.Pool{New: func() any { return new(headerWindow) }}
+var fileWindows = sync.Pool{New: func() any { return new(fileWindow) }}
+
+// getWindow returns an empty pooled window.
+func getWindow() *fileWindow {
+	w := fileWindows.Get().(*fileWindow)
+	w.n = 0
+	return w
+}
 
 // errNoBatch means no batch of the segment matched a header-only scan.
 var errNoBatch = errors.New("no matching batch in the segment")
 
-// header parses the batch header at p (size is the end of the data),
-// reading from s.log only when the window does not hold it.
-func (w *headerWindow) header(s *segment, p, size int64) (record.BatchHeader, error) {
-	need := min(int64(record.BatchHeaderSize), size-p)
+// at returns the window's bytes from p on, at least need of them (end is
+// the end of the data), reading probe bytes from p when the window does
+// not hold them; fewer than need is an error naming what was read.
+func (w *fileWindow) at(s *segment, p, need, probe, end int64, what string) ([]byte, error) {
+	need = min(need, end-p)
 	if p < w.pos || p+need > w.pos+int64(w.n) {
-		n, err := s.log.ReadAt(w.buf[:min(int64(headerProbe), size-p)], p)
+		n, err := s.log.ReadAt(w.buf[:min(probe, end-p)], p)
 		w.pos, w.n = p, n
 		if int64(n) < need {
-			return record.BatchHeader{}, fmt.Errorf("%s: reading the batch header at position %d: got %d bytes: %w", s.path, p, n, err)
+			return nil, fmt.Errorf("%s: reading %s at position %d: got %d bytes: %w", s.path, what, p, n, err)
 		}
 	}
-	h, err := record.ParseHeader(w.buf[p-w.pos : w.n])
+	return w.buf[p-w.pos : w.n], nil
+}
+
+// header parses the batch header at p (size is the end of the data).
+func (w *fileWindow) header(s *segment, p, size int64) (record.BatchHeader, error) {
+	b, err := w.at(s, p, record.BatchHeaderSize, headerProbe, size, "the batch header")
+	if err != nil {
+		return record.BatchHeader{}, err
+	}
+	h, err := record.ParseHeader(b)
 	switch {
 	case err != nil:
 	case h.Size() > size-p:
@@ -51,15 +69,16 @@ func (w *headerWindow) header(s *segment, p, size int64) (record.BatchHeader, er
 	return h, nil
 }
 
+// batchMatcher tells a header-only scan whether the batch at p with header
+// h is the one it looks for; it may read the batch through w.
+type batchMatcher func(w *fileWindow, p int64, h record.BatchHeader) (bool, error)
+
 // findBatch is a header-only forward scan (no payload read, no CRC) from
 // pos, the index position for offset target, to the first batch before
 // size for which match is true. A first batch past target means the index
-// entry is wrong (errIndexMismatch), as does any failure at the first
-// batch of a scan starting inside the segment.
-func (s *segment) findBatch(pos, size, target int64, match func(record.BatchHeader) bool) (int64, record.BatchHeader, error) {
-	w := headerWindows.Get().(*headerWindow)
-	defer headerWindows.Put(w)
-	w.n = 0
+// entry is wrong (errIndexMismatch), as does any failure to parse the
+// first header of a scan starting inside the segment.
+func (s *segment) findBatch(w *fileWindow, pos, size, target int64, match batchMatcher) (int64, record.BatchHeader, error) {
 	for p := pos; p < size; {
 		h, err := w.header(s, p, size)
 		if p == pos && pos > 0 && (err != nil || h.Magic >= 2 && h.BaseOffset > target) {
@@ -68,8 +87,8 @@ func (s *segment) findBatch(pos, size, target int64, match func(record.BatchHead
 		if err != nil {
 			return 0, h, err
 		}
-		if match(h) {
-			return p, h, nil
+		if ok, err := match(w, p, h); ok || err != nil {
+			return p, h, err
 		}
 		p += h.Size()
 	}
@@ -81,12 +100,14 @@ func (s *segment) findBatch(pos, size, target int64, match func(record.BatchHead
 // a header-only scan, falling back to a scan from the segment start (and a
 // scheduled index rebuild) when the index entry is wrong.
 func (l *Log) locateIn(s *segment, seg partlog.Segment, offset int64) (int64, record.BatchHeader, error) {
-	holds := func(h record.BatchHeader) bool { return h.LastOffset() >= offset }
+	holds := func(_ *fileWindow, _ int64, h record.BatchHeader) (bool, error) { return h.LastOffset() >= offset, nil }
+	w := getWindow()
+	defer fileWindows.Put(w)
 	pos := s.positionFor(offset, seg.Size)
-	p, h, err := s.findBatch(pos, seg.Size, offset, holds)
+	p, h, err := s.findBatch(w, pos, seg.Size, offset, holds)
 	if err == errIndexMismatch {
 		l.scheduleRebuild(s)
-		p, h, err = s.findBatch(0, seg.Size, offset, holds)
+		p, h, err = s.findBatch(w, 0, seg.Size, offset, holds)
 	}
 	return p, h, err
 }

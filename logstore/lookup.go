@@ -47,10 +47,10 @@ func (l *Log) largestTimestamp(seg partlog.Segment) int64 {
 }
 
 // findInSegment is LogSegment.findOffsetByTimestamp: time index, offset
-// index, then a header-only scan to the first batch with maxTimestamp >= ts,
-// which alone is read (CRC-checked) and decoded to its first record with
-// timestamp >= ts and offset >= start. Headers the header-only scan cannot
-// use fall back to a checking scan, which reports them.
+// index, then a header-only scan to the batches with maxTimestamp >= ts,
+// searched in order for the first record with timestamp >= ts and offset
+// >= start (see timeQuery.match). Headers the header-only scan cannot use
+// fall back to a checking scan, which reports them.
 func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, error) {
 	s, err := l.segmentByID(seg)
 	if err != nil {
@@ -62,20 +62,20 @@ func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, 
 	s.ixmu.RUnlock()
 	target := max(off, start)
 	pos := s.positionFor(target, seg.Size)
-	dec := decoders.Get().(*record.Decoder)
-	defer decoders.Put(dec)
-	q := timeQuery{s: s, next: seg.Next, ts: ts, start: start, dec: dec}
-	p, h, err := s.findBatch(pos, seg.Size, target, q.holds)
+	w := getWindow()
+	defer fileWindows.Put(w)
+	q := timeQuery{s: s, next: seg.Next, ts: ts, start: start}
+	_, _, err = s.findBatch(w, pos, seg.Size, target, q.match)
 	if err == errIndexMismatch {
 		l.scheduleRebuild(s)
 		pos = 0
-		p, h, err = s.findBatch(0, seg.Size, target, q.holds)
+		_, _, err = s.findBatch(w, 0, seg.Size, target, q.match)
 	}
 	switch {
+	case err == nil || q.err != nil:
+		return q.res, q.found, q.err
 	case err == errNoBatch:
 		return 0, false, nil
-	case err == nil:
-		return q.readAt(p, &h)
 	}
 	return q.scan(pos, seg.Size, target)
 }
@@ -85,41 +85,64 @@ func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, 
 type timeQuery struct {
 	s               *segment
 	next, ts, start int64
-	dec             *record.Decoder
 	found           bool
 	res             int64
+	err             error // a batch search failed (not a header)
 }
 
-// holds reports the batch to search: the first with maxTimestamp >= ts
-// (V2 batches at or past next are not in the snapshot).
-func (q *timeQuery) holds(h record.BatchHeader) bool {
+// holds reports a batch to search: maxTimestamp >= ts (V2 batches at or
+// past next are not in the snapshot).
+func (q *timeQuery) holds(h *record.BatchHeader) bool {
 	return h.MaxTimestamp >= q.ts && !(h.BaseOffset >= q.next && h.Magic >= 2)
 }
 
+// match searches the batch at p if it holds candidates, as Kafka's
+// FileRecords.searchForTimestamp does: uncompressed V2 batches are walked
+// record by record, reading only as far as the answer (walk); compressed
+// and legacy batches are read whole (CRC-checked) and decoded. A batch
+// without an answer (all its candidates before start) sends the scan on.
+func (q *timeQuery) match(w *fileWindow, p int64, h record.BatchHeader) (bool, error) {
+	if !q.holds(&h) {
+		return false, nil
+	}
+	if h.Magic >= 2 && h.Codec() == record.None {
+		q.err = q.walk(w, p, &h)
+	} else {
+		q.err = q.readAt(p, &h)
+	}
+	return q.found, q.err
+}
+
 // readAt reads the batch at p with one pread and searches it.
-func (q *timeQuery) readAt(p int64, h *record.BatchHeader) (int64, bool, error) {
+func (q *timeQuery) readAt(p int64, h *record.BatchHeader) error {
 	bb := batchBufs.Get().(*batchBuf)
 	defer putBatchBuf(bb)
 	b, err := q.s.readBatch(bb, p, h)
 	if err == nil {
 		err = q.search(&b)
 	}
-	return q.res, q.found, scanErr(q.s, p, err)
+	return scanErr(q.s, p, err)
 }
 
 // search decodes b up to the answer.
 func (q *timeQuery) search(b *record.Batch) error {
-	err := q.dec.Records(b, func(r *record.Record) bool {
-		if r.Timestamp >= q.ts && r.Offset >= q.start && r.Offset < q.next {
-			q.found, q.res = true, r.Offset
-			return false
-		}
-		return true
+	dec := decoders.Get().(*record.Decoder)
+	defer decoders.Put(dec)
+	err := dec.Records(b, func(r *record.Record) bool {
+		q.check(r.Offset, r.Timestamp)
+		return !q.found
 	})
 	if err != nil {
 		return corruptErr(q.s, b.Pos, err)
 	}
 	return nil
+}
+
+// check records offset as the answer if the record qualifies.
+func (q *timeQuery) check(offset, ts int64) {
+	if ts >= q.ts && offset >= q.start && offset < q.next {
+		q.found, q.res = true, offset
+	}
 }
 
 // scan is the checking scan from pos (an index position for target, or 0).
@@ -130,10 +153,11 @@ func (q *timeQuery) scan(pos, size, target int64) (int64, bool, error) {
 			return true, errIndexMismatch
 		}
 		first = false
-		if !q.holds(b.Header) {
+		if !q.holds(&b.Header) {
 			return false, nil
 		}
-		return true, q.search(b)
+		err := q.search(b)
+		return q.found || err != nil, err
 	})
 	switch {
 	case err == nil || errors.Is(err, partlog.ErrCorrupt):
