@@ -17,24 +17,12 @@ import (
 // encodeAll encodes recs into l.buf as batches no larger than the batch
 // limit, with their end positions in l.spans. REQUIRES: mu held.
 func (l *Log) encodeAll(recs []record.Record, base int64, now time.Time) error {
-	nowMs := now.UnixMilli()
-	toEncode := recs
-	if needsTimestamps(recs) {
-		l.recBuf = append(l.recBuf[:0], recs...)
-		for i := range l.recBuf {
-			if l.recBuf[i].Timestamp <= 0 {
-				l.recBuf[i].Timestamp = nowMs
-			}
-		}
-		toEncode = l.recBuf
-	}
-	opt, err := l.batchOptions(nowMs)
+	opt, err := l.batchOptions(now.UnixMilli())
 	if err != nil {
 		return err
 	}
 	l.spans = l.spans[:0]
-	l.buf, err = l.encodePlanned(l.buf[:0], toEncode, base, opt, l.batchLimit())
-	clear(l.recBuf) // drop references to the caller's slices
+	l.buf, err = l.encodePlanned(l.buf[:0], recs, base, opt, l.batchLimit())
 	if err != nil {
 		l.buf = l.buf[:0]
 	}
@@ -49,16 +37,6 @@ func (l *Log) batchLimit() int64 {
 		limit = l.cfg.SegmentBytes
 	}
 	return limit
-}
-
-// needsTimestamps reports whether a record takes the time of the append.
-func needsTimestamps(recs []record.Record) bool {
-	for i := range recs {
-		if recs[i].Timestamp <= 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // wholeTryFactor bounds the compressed writes first encoded as one batch:
@@ -93,7 +71,7 @@ func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt re
 			return out, nil
 		}
 	}
-	l.planBatches(recs, planLimit)
+	l.planBatches(recs, planLimit, opt.DefaultTimestampMs)
 	start := 0
 	for _, end := range l.cuts {
 		var err error
@@ -145,23 +123,24 @@ func sizeBound(recs []record.Record) int64 {
 // planBatches fills l.cuts with the end index of each batch of recs, cutting
 // before a record that would take the batch's uncompressed size over limit
 // (a record too large alone gets a batch of its own, which encodeSplit
-// refuses). It returns the total uncompressed size of the batches.
-// REQUIRES: mu held.
-func (l *Log) planBatches(recs []record.Record, limit int64) int64 {
+// refuses); defTs is the batches' DefaultTimestampMs. It returns the total
+// uncompressed size of the batches. REQUIRES: mu held.
+func (l *Log) planBatches(recs []record.Record, limit, defTs int64) int64 {
 	l.cuts = l.cuts[:0]
 	if len(recs) == 0 {
 		l.cuts = append(l.cuts, 0)
 		return record.BatchHeaderSize
 	}
 	var total int64
-	start, baseTs, size := 0, recs[0].Timestamp, int64(record.BatchHeaderSize)
+	start, baseTs, size := 0, record.TimestampOf(&recs[0], defTs), int64(record.BatchHeaderSize)
 	for i := range recs {
 		r := &recs[i]
-		n := recordSize(r, r.Timestamp-baseTs, int64(i-start))
+		ts := record.TimestampOf(r, defTs)
+		n := recordSize(r, ts-baseTs, int64(i-start))
 		if size+n > limit && i > start {
 			l.cuts = append(l.cuts, i)
 			total += size
-			start, baseTs = i, r.Timestamp
+			start, baseTs = i, ts
 			size, n = record.BatchHeaderSize, recordSize(r, 0, 0)
 		}
 		size += n
@@ -233,10 +212,11 @@ func (l *Log) encodeSplit(dst []byte, recs []record.Record, base int64, opt reco
 	return l.encodeSplit(out, recs[half:], base+int64(half), opt, limit)
 }
 
-// batchOptions maps the topic configuration to encoder options.
+// batchOptions maps the topic configuration to encoder options; records
+// without a timestamp (<= 0) take nowMs, the time of the append.
 // REQUIRES: mu held.
 func (l *Log) batchOptions(nowMs int64) (record.BatchOptions, error) {
-	var opt record.BatchOptions
+	opt := record.BatchOptions{DefaultTimestampMs: nowMs}
 	name := l.cfg.Compression
 	if name == "" || name == "producer" || name == "uncompressed" {
 		name = "none"

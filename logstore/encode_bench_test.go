@@ -57,7 +57,7 @@ func BenchmarkPlanBatches(b *testing.B) {
 	buf, _ := enc.AppendBatch(nil, 0, src, record.BatchOptions{})
 	b.SetBytes(int64(len(buf)))
 	for i := 0; i < b.N; i++ {
-		l.planBatches(src, 1048588)
+		l.planBatches(src, 1048588, 0)
 	}
 	plan := b.Elapsed()
 	b.StopTimer()

@@ -41,7 +41,8 @@ func mixedRecords(rng *rand.Rand, n, maxVal int, ts int64) []record.Record {
 // TestPlanExact checks the planned sizes against the encoder: each planned
 // batch encodes (uncompressed) within the limit, the sizes add up to the
 // plan's total exactly, and no batch could have taken one more record; and
-// sizeBound is not below the size of all the records as one batch.
+// sizeBound is not below the size of all the records as one batch. Some
+// records take the default timestamp.
 func TestPlanExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	var l Log
@@ -49,11 +50,17 @@ func TestPlanExact(t *testing.T) {
 	for _, limit := range []int64{200, 1000, 4096, 65536, 1048588} {
 		for _, maxVal := range []int{10, 150, 3000} {
 			rs := mixedRecords(rng, 2000, maxVal, 1_764_410_400_000)
-			total := l.planBatches(rs, limit)
+			for i := range rs {
+				if rng.Intn(5) == 0 {
+					rs[i].Timestamp = int64(rng.Intn(2)) - 1 // 0 or -1
+				}
+			}
+			opt := record.BatchOptions{DefaultTimestampMs: 1_764_410_450_000}
+			total := l.planBatches(rs, limit, opt.DefaultTimestampMs)
 			var sum int64
 			start := 0
 			for k, end := range l.cuts {
-				b, err := enc.AppendBatch(nil, 0, rs[start:end], record.BatchOptions{})
+				b, err := enc.AppendBatch(nil, 0, rs[start:end], opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -62,14 +69,14 @@ func TestPlanExact(t *testing.T) {
 					t.Fatalf("limit %d: batch %d of %d records is %d bytes", limit, k, end-start, len(b))
 				}
 				if end < len(rs) {
-					more, _ := enc.AppendBatch(nil, 0, rs[start:end+1], record.BatchOptions{})
+					more, _ := enc.AppendBatch(nil, 0, rs[start:end+1], opt)
 					if len(more) <= int(limit) {
 						t.Fatalf("limit %d: batch %d cut at %d though one more record fits (%d bytes)", limit, k, end, len(more))
 					}
 				}
 				start = end
 			}
-			if whole, _ := enc.AppendBatch(nil, 0, rs, record.BatchOptions{}); sizeBound(rs) < int64(len(whole)) {
+			if whole, _ := enc.AppendBatch(nil, 0, rs, opt); sizeBound(rs) < int64(len(whole)) {
 				t.Fatalf("maxVal %d: size bound %d below the encoded size %d", maxVal, sizeBound(rs), len(whole))
 			}
 			if sum != total || start != len(rs) {

@@ -43,8 +43,7 @@ type Log struct {
 	enc       record.Encoder
 	buf       []byte
 	spans     []int
-	cuts      []int // planned batch ends (indexes into the append's records)
-	recBuf    []record.Record
+	cuts      []int        // planned batch ends (indexes into the append's records)
 	txns      []abortedTxn // aborted transactions (.txnindex files, markers seen by recovery)
 	tracker   *txnTracker  // set while recovery scans
 	firstTs   cachedTs
@@ -194,9 +193,6 @@ const maxKeptBuffer = 4 << 20
 func (l *Log) trimBuffers() {
 	if cap(l.buf) > maxKeptBuffer {
 		l.buf = nil
-	}
-	if cap(l.recBuf) > 64<<10 {
-		l.recBuf = nil
 	}
 }
 

@@ -18,6 +18,10 @@ type BatchOptions struct {
 	// DeleteHorizonMs > 0 sets attribute bit 6 and stores the horizon as
 	// baseTimestamp (record deltas are then relative to it).
 	DeleteHorizonMs int64
+	// DefaultTimestampMs > 0 is the timestamp of the records whose
+	// Timestamp is <= 0 (a log takes the time of the append for them);
+	// 0 writes every Timestamp as given.
+	DefaultTimestampMs int64
 
 	// For the cleaner, which keeps the original batch's identity:
 	// KeepOffsets writes each Record.Offset (offset delta = Offset -
@@ -53,7 +57,8 @@ var errTooLarge = errors.New("record: batch larger than 2 GiB")
 // AppendBatch appends one V2 batch holding recs to dst and returns the
 // extended slice. Record i gets offset baseOffset+i (Record.Offset is
 // ignored) unless opt.KeepOffsets; timestamps are used as given
-// (baseTimestamp = the first, maxTimestamp = the largest). On error dst is
+// (baseTimestamp = the first, maxTimestamp = the largest), but see
+// opt.DefaultTimestampMs. On error dst is
 // returned with its original length.
 func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt BatchOptions) ([]byte, error) {
 	if !opt.Codec.valid() {
@@ -69,9 +74,9 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 	deltas := offsetDeltas{keep: opt.KeepOffsets, base: baseOffset}
 	if opt.Codec == None || len(recs) == 0 { // Kafka writes empty batches uncompressed
 		opt.Codec = None
-		dst, err = appendRecords(dst, recs, baseTs, deltas)
+		dst, err = appendRecordsDefault(dst, recs, baseTs, opt.DefaultTimestampMs, deltas)
 	} else {
-		e.raw, err = appendRecords(e.raw[:0], recs, baseTs, deltas)
+		e.raw, err = appendRecordsDefault(e.raw[:0], recs, baseTs, opt.DefaultTimestampMs, deltas)
 		if err == nil {
 			dst, err = e.cmp.compress(dst, e.raw, opt.Codec)
 		}
@@ -90,11 +95,12 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 func batchTimestamps(recs []Record, opt BatchOptions) (base, max int64) {
 	base, max = -1, -1
 	for i := range recs {
+		ts := TimestampOf(&recs[i], opt.DefaultTimestampMs)
 		if i == 0 {
-			base = recs[i].Timestamp
+			base = ts
 		}
-		if recs[i].Timestamp > max {
-			max = recs[i].Timestamp
+		if ts > max {
+			max = ts
 		}
 	}
 	if opt.DeleteHorizonMs > 0 {
@@ -104,6 +110,15 @@ func batchTimestamps(recs []Record, opt BatchOptions) (base, max int64) {
 		max = opt.LogAppendTimeMs
 	}
 	return base, max
+}
+
+// TimestampOf is the timestamp r is encoded with when the batch's
+// DefaultTimestampMs is def.
+func TimestampOf(r *Record, def int64) int64 {
+	if r.Timestamp <= 0 && def > 0 {
+		return def
+	}
+	return r.Timestamp
 }
 
 // writeHeader fills the 61-byte header at b[0:] and the CRC over b[21:].

@@ -8,16 +8,23 @@ import (
 // The records area of a V2 batch, written record by record
 // (docs/format-record.md).
 
-// appendRecords appends the records area (uncompressed) to b, growing it
-// once per record (a record's size is known first).
+// appendRecords appends the records area (uncompressed) to b with every
+// Timestamp as given.
 func appendRecords(b []byte, recs []Record, baseTs int64, deltas offsetDeltas) ([]byte, error) {
+	return appendRecordsDefault(b, recs, baseTs, 0, deltas)
+}
+
+// appendRecordsDefault appends the records area (uncompressed) to b, growing
+// it once per record (a record's size is known first); a Timestamp <= 0 is
+// defTs if defTs > 0 (TimestampOf).
+func appendRecordsDefault(b []byte, recs []Record, baseTs, defTs int64, deltas offsetDeltas) ([]byte, error) {
 	for i := range recs {
 		r := &recs[i]
 		offDelta := int64(i)
 		if deltas.keep {
 			offDelta = r.Offset - deltas.base
 		}
-		tsDelta := r.Timestamp - baseTs
+		tsDelta := TimestampOf(r, defTs) - baseTs
 		if len(r.Headers) == 0 && r.Key == nil && len(r.Value) <= maxKeylessValue {
 			b = appendKeyless(b, tsDelta, offDelta, r.Value)
 			continue
