@@ -9,10 +9,13 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// An append is encoded once: its records are cut into batches up front from
-// their exact uncompressed sizes (planBatches), then each batch is encoded.
-// encodeSplit still checks every encoded batch against the limit and halves
-// one that is over it, so the plan is an optimization, never the guard.
+// An append is encoded once. Uncompressed, in one pass: record.AppendBatches
+// cuts a batch before the record that would take it over the limit.
+// Compressed, its records are cut into batches up front from their exact
+// uncompressed sizes (planBatches), then each batch is encoded and
+// compressed; encodeSplit still checks every encoded batch against the
+// limit and halves one that is over it, so the plan is an optimization,
+// never the guard.
 
 // encodeAll encodes recs into l.buf as batches no larger than the batch
 // limit, with their end positions in l.spans. REQUIRES: mu held.
@@ -51,22 +54,22 @@ const wholeTryFactor = 4
 // header and trailer under 32 bytes. limit/256 + 64 covers each with room.
 func compressSlack(limit int64) int64 { return limit/256 + 64 }
 
-// encodePlanned appends recs to dst as one batch when sizeBound shows it
-// fits, else as the batches planBatches cuts (for a compressed codec, from
-// a limit less compressSlack, so incompressible records still fit once
-// framed). A compressed write of up to wholeTryFactor times the limit is
-// first encoded whole, since compression usually makes it fit.
-// REQUIRES: mu held.
+// encodePlanned appends recs to dst: uncompressed, as encodeBatches cuts
+// them; compressed, as one batch when sizeBound shows it fits, else as the
+// batches planBatches cuts from a limit less compressSlack (so
+// incompressible records still fit once framed). A compressed write of up
+// to wholeTryFactor times the limit is first encoded whole, since
+// compression usually makes it fit. REQUIRES: mu held.
 func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
-	planLimit := limit
-	if opt.Codec != record.None {
-		planLimit -= compressSlack(limit)
+	if opt.Codec == record.None {
+		return l.encodeBatches(dst, recs, base, opt, limit)
 	}
+	planLimit := limit - compressSlack(limit)
 	bound := sizeBound(recs)
 	if bound <= planLimit {
 		return l.encodeSplit(dst, recs, base, opt, limit)
 	}
-	if opt.Codec != record.None && bound <= wholeTryFactor*limit {
+	if bound <= wholeTryFactor*limit {
 		if out, ok := l.encodeWhole(dst, recs, base, opt, limit); ok {
 			return out, nil
 		}
@@ -82,6 +85,34 @@ func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt re
 		start = end
 	}
 	return dst, nil
+}
+
+// encodeBatches appends recs to dst as uncompressed batches in one pass,
+// each cut before the record that would take it over limit (the cuts
+// planBatches would make), and refuses a record too large for a batch of
+// its own. REQUIRES: mu held.
+func (l *Log) encodeBatches(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
+	first := len(l.spans)
+	out, spans, err := l.enc.AppendBatches(dst, base, recs, opt, int(limit), l.spans)
+	if err != nil {
+		return out, fmt.Errorf("encode batches at offset %d: %w", base, err)
+	}
+	l.spans = spans
+	prev := len(dst)
+	for _, end := range spans[first:] {
+		if int64(end-prev) > limit {
+			h, _ := record.ParseHeader(out[prev:end])
+			return out[:len(dst)], tooLarge(h.BaseOffset, end-prev, limit)
+		}
+		prev = end
+	}
+	return out, nil
+}
+
+// tooLarge is the error for a record that does not fit a batch alone.
+func tooLarge(offset int64, size int, limit int64) error {
+	return fmt.Errorf("record at offset %d is %d bytes as a batch, above max.message.bytes %d: %w",
+		offset, size, limit, partlog.ErrTooLarge)
 }
 
 // encodeWhole appends recs to dst as one batch if it encodes within limit;
@@ -195,14 +226,14 @@ func (l *Log) encodeSplit(dst []byte, recs []record.Record, base int64, opt reco
 	if err != nil {
 		return dst[:start], fmt.Errorf("encode batch at offset %d: %w", base, err)
 	}
-	if int64(len(out)-start) <= limit {
+	size := len(out) - start
+	if int64(size) <= limit {
 		l.spans = append(l.spans, len(out))
 		return out, nil
 	}
 	out = out[:start]
 	if len(recs) == 1 {
-		return out, fmt.Errorf("record at offset %d is %d bytes as a batch, above max.message.bytes %d: %w",
-			base, len(out)-start, limit, partlog.ErrTooLarge)
+		return out, tooLarge(base, size, limit)
 	}
 	half := len(recs) / 2
 	out, err = l.encodeSplit(out, recs[:half], base, opt, limit)

@@ -1,10 +1,12 @@
 package logstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/partfs/partfs/partlog"
@@ -83,6 +85,52 @@ func TestPlanExact(t *testing.T) {
 				t.Fatalf("limit %d maxVal %d: encoded %d bytes, planned %d; covered %d of %d records",
 					limit, maxVal, sum, total, start, len(rs))
 			}
+		}
+	}
+}
+
+// An uncompressed append, encoded in one pass, has the bytes and batch
+// ends of the planned cuts encoded batch by batch.
+func TestEncodeBatchesMatchesPlan(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	var l Log
+	var enc record.Encoder
+	compared := 0
+	defer func() {
+		if compared < 9 {
+			t.Fatalf("only %d of 15 cases compared", compared)
+		}
+	}()
+	for _, limit := range []int64{200, 1000, 4096, 65536, 1048588} {
+		for _, maxVal := range []int{10, 150, 3000} {
+			rs := mixedRecords(rng, 1500, maxVal, 1_764_410_400_000)
+			for i := range rs {
+				if rng.Intn(4) == 0 {
+					rs[i].Timestamp = 0
+				}
+			}
+			opt := record.BatchOptions{DefaultTimestampMs: 1_764_410_450_000}
+			l.spans = l.spans[:0]
+			got, err := l.encodePlanned(nil, rs, 100, opt, limit)
+			if err != nil {
+				if limit <= 4096 && errors.Is(err, partlog.ErrTooLarge) {
+					continue // a record too large for a batch of its own
+				}
+				t.Fatal(err)
+			}
+			l.planBatches(rs, limit, opt.DefaultTimestampMs)
+			var want []byte
+			var ends []int
+			start := 0
+			for _, end := range l.cuts {
+				want, _ = enc.AppendBatch(want, 100+int64(start), rs[start:end], opt)
+				ends = append(ends, len(want))
+				start = end
+			}
+			if !bytes.Equal(got, want) || fmt.Sprint(l.spans) != fmt.Sprint(ends) {
+				t.Fatalf("limit %d maxVal %d: one-pass batches differ from the planned ones", limit, maxVal)
+			}
+			compared++
 		}
 	}
 }
@@ -222,8 +270,10 @@ func TestOversizedRecordRefused(t *testing.T) {
 			bad := recs(40, "bad", 0)
 			bad[25].Value = make([]byte, 3000)
 			rng.Read(bad[25].Value) // random: does not compress under the limit
-			if _, err := l.Append(bad); !errors.Is(err, partlog.ErrTooLarge) {
-				t.Fatalf("err = %v, want ErrTooLarge", err)
+			_, err := l.Append(bad)
+			if !errors.Is(err, partlog.ErrTooLarge) || !strings.Contains(err.Error(), "record at offset 75 is ") ||
+				strings.Contains(err.Error(), " is 0 bytes") {
+				t.Fatalf("err = %v, want ErrTooLarge naming offset 75 and its size", err)
 			}
 			if l.EndOffset() != 50 {
 				t.Fatalf("end offset %d after a refused write, want 50", l.EndOffset())

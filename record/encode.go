@@ -91,6 +91,49 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 	return dst, nil
 }
 
+// errBatchesOptions refuses options AppendBatches does not take.
+var errBatchesOptions = errors.New("record: AppendBatches writes uncompressed batches without the cleaner's options")
+
+// AppendBatches appends recs to dst as consecutive uncompressed V2 batches
+// of at most limit bytes each where it can, in one pass: a batch is cut
+// before the record that would take it over limit (a record too large
+// alone gets a batch of its own, which the caller may refuse). The bytes
+// are those of AppendBatch on each batch's records; record i gets offset
+// baseOffset+i. The end position in dst of each batch is appended to
+// ends (no records, no batch). opt.Codec must be None and the cleaner's
+// options (KeepOffsets, LastOffsetDelta, DeleteHorizonMs) unset. On error
+// dst and ends are returned with their original lengths.
+func (e *Encoder) AppendBatches(dst []byte, baseOffset int64, recs []Record, opt BatchOptions, limit int, ends []int) ([]byte, []int, error) {
+	if opt.Codec != None || opt.KeepOffsets || opt.LastOffsetDelta != 0 || opt.DeleteHorizonMs != 0 {
+		return dst, ends, errBatchesOptions
+	}
+	start, nends := len(dst), len(ends)
+	for from := 0; from < len(recs); {
+		at := len(dst)
+		dst = append(dst, make([]byte, BatchHeaderSize)...)
+		baseTs := TimestampOf(&recs[from], opt.DefaultTimestampMs)
+		var n int
+		var err error
+		dst, n, err = appendRecordsUpTo(dst, recs[from:], baseTs, opt.DefaultTimestampMs, offsetDeltas{}, at+limit)
+		batch := recs[from : from+n]
+		var lastDelta int32
+		if err == nil {
+			lastDelta, err = lastOffsetDelta(baseOffset+int64(from), batch, &opt)
+		}
+		if err == nil && len(dst)-at-LogOverhead > math.MaxInt32 {
+			err = errTooLarge
+		}
+		if err != nil {
+			return dst[:start], ends[:nends], err
+		}
+		_, maxTs := batchTimestamps(batch, opt)
+		writeHeader(dst[at:], baseOffset+int64(from), n, lastDelta, baseTs, maxTs, &opt)
+		ends = append(ends, len(dst))
+		from += n
+	}
+	return dst, ends, nil
+}
+
 // batchTimestamps returns baseTimestamp and maxTimestamp as Kafka writes them.
 func batchTimestamps(recs []Record, opt BatchOptions) (base, max int64) {
 	base, max = -1, -1

@@ -55,3 +55,83 @@ func TestDefaultTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// AppendBatches gives the bytes of AppendBatch over greedy cuts: each
+// batch takes records while it stays within the limit (at least one), for
+// records of every shape, default and LogAppendTime timestamps, and limits
+// from below one record to above all of them.
+func TestAppendBatchesMatchesGreedyCuts(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	var e Encoder
+	for round := 0; round < 60; round++ {
+		n := 1 + rng.Intn(300)
+		recs := make([]Record, n)
+		for i := range recs {
+			r := &recs[i]
+			r.Timestamp = 1_764_410_400_000 + int64(rng.Intn(100_000)) - 50_000
+			if rng.Intn(6) == 0 {
+				r.Timestamp = 0
+			}
+			if rng.Intn(5) > 0 {
+				r.Value = make([]byte, rng.Intn([]int{10, 200, 3000}[round%3]))
+			}
+			if rng.Intn(4) == 0 {
+				r.Key = []byte(fmt.Sprint("key", i))
+			}
+			if rng.Intn(5) == 0 {
+				r.Headers = []Header{{Key: "h", Value: []byte("v")}, {Key: "n"}}
+			}
+		}
+		opt := BatchOptions{DefaultTimestampMs: 1_764_410_450_000}
+		if round%4 == 3 {
+			opt.LogAppendTime, opt.LogAppendTimeMs = true, 1_764_410_460_000
+		}
+		limit := []int{80, 500, 4000, 70000, 1 << 30}[rng.Intn(5)]
+		base := int64(rng.Intn(1000))
+		var want []byte
+		var wantEnds []int
+		for from := 0; from < n; {
+			k := 1
+			for from+k < n {
+				b, _ := e.AppendBatch(nil, 0, recs[from:from+k+1], opt)
+				if len(b) > limit {
+					break
+				}
+				k++
+			}
+			var err error
+			if want, err = e.AppendBatch(want, base+int64(from), recs[from:from+k], opt); err != nil {
+				t.Fatal(err)
+			}
+			wantEnds = append(wantEnds, len(want))
+			from += k
+		}
+		got, ends, err := e.AppendBatches([]byte("pre"), base, recs, opt, limit, []int{-1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[3:], want) {
+			t.Fatalf("round %d (limit %d): AppendBatches differs from AppendBatch over greedy cuts", round, limit)
+		}
+		for i := range wantEnds {
+			wantEnds[i] += 3
+		}
+		if fmt.Sprint(ends) != fmt.Sprint(append([]int{-1}, wantEnds...)) {
+			t.Fatalf("round %d: ends %v, want %v", round, ends, wantEnds)
+		}
+	}
+}
+
+func TestAppendBatchesRefuses(t *testing.T) {
+	var e Encoder
+	recs := []Record{{Value: []byte("x")}}
+	for _, opt := range []BatchOptions{{Codec: LZ4}, {KeepOffsets: true}, {LastOffsetDelta: 3}, {DeleteHorizonMs: 5}} {
+		dst, ends, err := e.AppendBatches([]byte("p"), 0, recs, opt, 1000, nil)
+		if err == nil || string(dst) != "p" || len(ends) != 0 {
+			t.Fatalf("%+v: %q %v %v", opt, dst, ends, err)
+		}
+	}
+	if dst, ends, err := e.AppendBatches([]byte("p"), 0, nil, BatchOptions{}, 1000, nil); err != nil || string(dst) != "p" || len(ends) != 0 {
+		t.Fatalf("no records: %q %v %v", dst, ends, err)
+	}
+}

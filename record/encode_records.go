@@ -14,11 +14,21 @@ func appendRecords(b []byte, recs []Record, baseTs int64, deltas offsetDeltas) (
 	return appendRecordsDefault(b, recs, baseTs, 0, deltas)
 }
 
-// appendRecordsDefault appends the records area (uncompressed) to b, growing
-// it once per record (a record's size is known first); a Timestamp <= 0 is
-// defTs if defTs > 0 (TimestampOf).
+// appendRecordsDefault appends the records area (uncompressed) to b; a
+// Timestamp <= 0 is defTs if defTs > 0 (TimestampOf).
 func appendRecordsDefault(b []byte, recs []Record, baseTs, defTs int64, deltas offsetDeltas) ([]byte, error) {
+	b, _, err := appendRecordsUpTo(b, recs, baseTs, defTs, deltas, math.MaxInt)
+	return b, err
+}
+
+// appendRecordsUpTo is appendRecordsDefault for the leading records of recs
+// that keep len(b) within limit (the first record goes in regardless): it
+// returns how many it appended. It grows b once per record (a record's
+// size is known first); a record that goes over the limit is taken back,
+// which is cheaper than sizing every record before writing it.
+func appendRecordsUpTo(b []byte, recs []Record, baseTs, defTs int64, deltas offsetDeltas, limit int) ([]byte, int, error) {
 	for i := range recs {
+		mark := len(b)
 		r := &recs[i]
 		offDelta := int64(i)
 		if deltas.keep {
@@ -26,12 +36,14 @@ func appendRecordsDefault(b []byte, recs []Record, baseTs, defTs int64, deltas o
 		}
 		tsDelta := TimestampOf(r, defTs) - baseTs
 		if len(r.Headers) == 0 && r.Key == nil && len(r.Value) <= maxKeylessValue {
-			b = appendKeyless(b, tsDelta, offDelta, r.Value)
+			if b = appendKeyless(b, tsDelta, offDelta, r.Value); len(b) > limit && i > 0 {
+				return b[:mark], i, nil
+			}
 			continue
 		}
 		body, err := recordBodyLen(r, tsDelta, offDelta)
 		if err != nil {
-			return b, err
+			return b, i, err
 		}
 		b = slices.Grow(b, 5+body)
 		b = appendVarint(b, int64(body))
@@ -47,8 +59,11 @@ func appendRecordsDefault(b []byte, recs []Record, baseTs, defTs int64, deltas o
 			b = append(b, h.Key...)
 			b = appendBytesField(b, h.Value)
 		}
+		if len(b) > limit && i > 0 {
+			return b[:mark], i, nil
+		}
 	}
-	return b, nil
+	return b, len(recs), nil
 }
 
 // maxKeylessValue bounds the values appendKeyless takes; larger ones take
