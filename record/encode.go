@@ -113,8 +113,9 @@ func (e *Encoder) AppendBatches(dst []byte, baseOffset int64, recs []Record, opt
 		dst = append(dst, make([]byte, BatchHeaderSize)...)
 		baseTs := TimestampOf(&recs[from], opt.DefaultTimestampMs)
 		var n int
+		var maxTs int64
 		var err error
-		dst, n, err = appendRecordsUpTo(dst, recs[from:], baseTs, opt.DefaultTimestampMs, offsetDeltas{}, at+limit)
+		dst, n, maxTs, err = appendRecordsUpTo(dst, recs[from:], baseTs, opt.DefaultTimestampMs, offsetDeltas{}, at+limit)
 		batch := recs[from : from+n]
 		var lastDelta int32
 		if err == nil {
@@ -126,8 +127,7 @@ func (e *Encoder) AppendBatches(dst []byte, baseOffset int64, recs []Record, opt
 		if err != nil {
 			return dst[:start], ends[:nends], err
 		}
-		_, maxTs := batchTimestamps(batch, opt)
-		writeHeader(dst[at:], baseOffset+int64(from), n, lastDelta, baseTs, maxTs, &opt)
+		writeHeader(dst[at:], baseOffset+int64(from), n, lastDelta, baseTs, opt.maxTimestamp(maxTs), &opt)
 		ends = append(ends, len(dst))
 		from += n
 	}
@@ -149,10 +149,16 @@ func batchTimestamps(recs []Record, opt BatchOptions) (base, max int64) {
 	if opt.DeleteHorizonMs > 0 {
 		base = opt.DeleteHorizonMs
 	}
+	return base, opt.maxTimestamp(max)
+}
+
+// maxTimestamp is a batch's maxTimestamp given the largest of its record
+// timestamps: LogAppendTimeMs under LogAppendTime.
+func (opt *BatchOptions) maxTimestamp(max int64) int64 {
 	if opt.LogAppendTime {
-		max = opt.LogAppendTimeMs
+		return opt.LogAppendTimeMs
 	}
-	return base, max
+	return max
 }
 
 // TimestampOf is the timestamp r is encoded with when the batch's

@@ -17,16 +17,18 @@ func appendRecords(b []byte, recs []Record, baseTs int64, deltas offsetDeltas) (
 // appendRecordsDefault appends the records area (uncompressed) to b; a
 // Timestamp <= 0 is defTs if defTs > 0 (TimestampOf).
 func appendRecordsDefault(b []byte, recs []Record, baseTs, defTs int64, deltas offsetDeltas) ([]byte, error) {
-	b, _, err := appendRecordsUpTo(b, recs, baseTs, defTs, deltas, math.MaxInt)
+	b, _, _, err := appendRecordsUpTo(b, recs, baseTs, defTs, deltas, math.MaxInt)
 	return b, err
 }
 
 // appendRecordsUpTo is appendRecordsDefault for the leading records of recs
 // that keep len(b) within limit (the first record goes in regardless): it
-// returns how many it appended. It grows b once per record (a record's
-// size is known first); a record that goes over the limit is taken back,
-// which is cheaper than sizing every record before writing it.
-func appendRecordsUpTo(b []byte, recs []Record, baseTs, defTs int64, deltas offsetDeltas, limit int) ([]byte, int, error) {
+// returns how many it appended and their largest timestamp (-1 if none is
+// larger). It grows b once per record (a record's size is known first); a
+// record that goes over the limit is taken back, which is cheaper than
+// sizing every record before writing it.
+func appendRecordsUpTo(b []byte, recs []Record, baseTs, defTs int64, deltas offsetDeltas, limit int) ([]byte, int, int64, error) {
+	maxTs, prevMax := int64(-1), int64(-1)
 	for i := range recs {
 		mark := len(b)
 		r := &recs[i]
@@ -34,16 +36,18 @@ func appendRecordsUpTo(b []byte, recs []Record, baseTs, defTs int64, deltas offs
 		if deltas.keep {
 			offDelta = r.Offset - deltas.base
 		}
-		tsDelta := TimestampOf(r, defTs) - baseTs
+		ts := TimestampOf(r, defTs)
+		tsDelta := ts - baseTs
+		prevMax, maxTs = maxTs, max(maxTs, ts)
 		if len(r.Headers) == 0 && r.Key == nil && len(r.Value) <= maxKeylessValue {
 			if b = appendKeyless(b, tsDelta, offDelta, r.Value); len(b) > limit && i > 0 {
-				return b[:mark], i, nil
+				return b[:mark], i, prevMax, nil
 			}
 			continue
 		}
 		body, err := recordBodyLen(r, tsDelta, offDelta)
 		if err != nil {
-			return b, i, err
+			return b, i, prevMax, err
 		}
 		b = slices.Grow(b, 5+body)
 		b = appendVarint(b, int64(body))
@@ -60,10 +64,10 @@ func appendRecordsUpTo(b []byte, recs []Record, baseTs, defTs int64, deltas offs
 			b = appendBytesField(b, h.Value)
 		}
 		if len(b) > limit && i > 0 {
-			return b[:mark], i, nil
+			return b[:mark], i, prevMax, nil
 		}
 	}
-	return b, len(recs), nil
+	return b, len(recs), maxTs, nil
 }
 
 // maxKeylessValue bounds the values appendKeyless takes; larger ones take
