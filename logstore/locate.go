@@ -39,14 +39,24 @@ var errNoBatch = errors.New("no matching batch in the segment")
 // not hold them; fewer than need is an error naming what was read.
 func (w *fileWindow) at(s *segment, p, need, probe, end int64, what string) ([]byte, error) {
 	need = min(need, end-p)
-	if p < w.pos || p+need > w.pos+int64(w.n) {
-		n, err := s.log.ReadAt(w.buf[:min(probe, end-p)], p)
-		w.pos, w.n = p, n
-		if int64(n) < need {
-			return nil, fmt.Errorf("%s: reading %s at position %d: got %d bytes: %w", s.path, what, p, n, err)
-		}
+	if b := w.held(p, need); b != nil {
+		return b, nil
 	}
-	return w.buf[p-w.pos : w.n], nil
+	n, err := s.log.ReadAt(w.buf[:min(probe, end-p)], p)
+	w.pos, w.n = p, n
+	if int64(n) < need {
+		return nil, fmt.Errorf("%s: reading %s at position %d: got %d bytes: %w", s.path, what, p, n, err)
+	}
+	return w.buf[:n], nil
+}
+
+// held returns the window's bytes from p on if it holds need of them, else
+// nil: at without the read, small enough to be inlined.
+func (w *fileWindow) held(p, need int64) []byte {
+	if off := p - w.pos; off >= 0 && off+need <= int64(w.n) {
+		return w.buf[off:w.n]
+	}
+	return nil
 }
 
 // header parses the batch header at p (size is the end of the data).

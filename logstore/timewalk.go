@@ -33,16 +33,21 @@ func (q *timeQuery) walk(w *fileWindow, p int64, h *record.BatchHeader) error {
 		if r == end {
 			return walkErr(q.s, p, fmt.Sprintf("batch declares %d records but its bytes hold only %d", h.NumRecords, i))
 		}
-		b, err := w.at(q.s, r, maxRecordPrefix, recordChunk, end, "a record")
-		if err != nil {
-			return scanErr(q.s, p, err)
+		b, err := w.held(r, maxRecordPrefix), error(nil)
+		if b == nil {
+			if b, err = w.at(q.s, r, maxRecordPrefix, recordChunk, end, "a record"); err != nil {
+				return scanErr(q.s, p, err)
+			}
 		}
-		size, offset, ts, reason := recordPrefix(b, h)
-		if reason == "" && size > end-r {
-			reason = fmt.Sprintf("%d bytes run past the batch end", size)
-		}
-		if reason != "" {
-			return walkErr(q.s, p, fmt.Sprintf("record %d of %d at position %d: %s", i, h.NumRecords, r, reason))
+		size, offset, ts, ok := quickPrefix(b, h)
+		if !ok || size > end-r {
+			var reason string
+			if size, offset, ts, reason = recordPrefix(b, h); reason == "" && size > end-r {
+				reason = fmt.Sprintf("%d bytes run past the batch end", size)
+			}
+			if reason != "" {
+				return walkErr(q.s, p, fmt.Sprintf("record %d of %d at position %d: %s", i, h.NumRecords, r, reason))
+			}
 		}
 		if q.check(offset, ts); q.found {
 			return nil
@@ -98,6 +103,25 @@ func recordPrefix(b []byte, h *record.BatchHeader) (size, offset, ts int64, reas
 		ts = h.MaxTimestamp
 	}
 	return int64(n) + length, h.BaseOffset + offDelta, ts, ""
+}
+
+// quickPrefix is recordPrefix for the common shape (length and deltas of
+// one or two bytes each), without the reasons; !ok sends the caller to
+// recordPrefix, which also says what is wrong.
+func quickPrefix(b []byte, h *record.BatchHeader) (size, offset, ts int64, ok bool) {
+	u, n := uv2(b, 0)
+	t, k1 := uv2(b, n+1)
+	o, k2 := uv2(b, n+1+k1)
+	length, offDelta := int64(u>>1), unzigzag(o)
+	if n == 0 || k1 == 0 || k2 == 0 || u&1 != 0 || int64(1+k1+k2) > length ||
+		offDelta < 0 || offDelta > int64(h.LastOffsetDelta) {
+		return 0, 0, 0, false
+	}
+	ts = h.BaseTimestamp + unzigzag(t)
+	if h.LogAppendTime() {
+		ts = h.MaxTimestamp
+	}
+	return int64(n) + length, h.BaseOffset + offDelta, ts, true
 }
 
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
