@@ -55,7 +55,7 @@ func openRaw(t *testing.T, data []byte, poke func(f vfs.File)) (*Store, *Log) {
 
 // walkBatches encodes one batch per element of sizes (the value sizes of
 // its records) at consecutive offsets, with timestamps from ts.
-func walkBatches(t *testing.T, codec record.Codec, ts func(off int64) int64, sizes ...[]int) []byte {
+func walkBatches(t testing.TB, codec record.Codec, ts func(off int64) int64, sizes ...[]int) []byte {
 	t.Helper()
 	var enc record.Encoder
 	var out []byte
@@ -257,4 +257,30 @@ func TestTimeWalkReadsUpToTheAnswer(t *testing.T) {
 			t.Fatalf("a target at %d read %d bytes (batch %d)", c.i, read, size)
 		}
 	}
+}
+
+// FuzzTimeWalk damages the records of an uncompressed batch served after a
+// clean open (nothing re-validated) and looks up a time in it: never a
+// panic, and the answer is an offset of the log or a corruption error.
+func FuzzTimeWalk(f *testing.F) {
+	ts := func(off int64) int64 { return 1000 + off*3 }
+	data := walkBatches(f, record.None, ts, sameSizes(40, 20), sameSizes(40, 200), sameSizes(2, recordChunk))
+	first, _ := record.ParseHeader(data)
+	f.Add(uint16(0), []byte{0xff, 0xff, 0xff}, uint16(40))
+	f.Add(uint16(300), []byte{0x81}, uint16(79))
+	f.Fuzz(func(t *testing.T, at uint16, damage []byte, target uint16) {
+		pos := first.Size() + record.BatchHeaderSize + int64(at)
+		if len(damage) == 0 || pos+int64(len(damage)) > int64(len(data)) {
+			return
+		}
+		st, l := openRaw(t, data, func(f vfs.File) { f.WriteAt(damage, pos) })
+		defer st.Close()
+		got, err := l.OffsetForTime(int64(target))
+		if err != nil && !errors.Is(err, partlog.ErrCorrupt) {
+			t.Fatalf("%v", err)
+		}
+		if err == nil && (got < 0 || got > l.EndOffset()) {
+			t.Fatalf("OffsetForTime(%d) = %d outside the log", target, got)
+		}
+	})
 }
