@@ -15,8 +15,10 @@
 // Reads: an offset is located as Kafka does it (Locate): the offset index,
 // then a scan of batch headers only; Read then reads the batch holding it
 // with one pread (CRC-checked) and the rest of the segment with one pooled
-// record.Scanner; time lookups read and decode only the batch holding the
-// answer. Decoders, scanners and buffers are pooled (no allocation per call).
+// record.Scanner. Time lookups, as Kafka's, walk the records of an
+// uncompressed batch only up to the answer and leave its CRC to reads
+// (compressed batches are read whole, CRC-checked, and decoded). Decoders,
+// scanners and buffers are pooled (no allocation per call).
 //
 // Record counts (Stats.Records) are maintained per segment: appends and
 // recovery count as they go; segments loaded on a clean open get their counts

@@ -49,7 +49,8 @@ func (l *Log) largestTimestamp(seg partlog.Segment) int64 {
 // findInSegment is LogSegment.findOffsetByTimestamp: time index, offset
 // index, then a header-only scan to the batches with maxTimestamp >= ts,
 // searched in order for the first record with timestamp >= ts and offset
-// >= start (see timeQuery.match). Headers the header-only scan cannot use
+// >= start (see timeQuery.match; as Kafka's, this path leaves the CRC of
+// uncompressed batches to reads). Headers the header-only scan cannot use
 // fall back to a checking scan, which reports them.
 func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, error) {
 	s, err := l.segmentByID(seg)
