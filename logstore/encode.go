@@ -97,7 +97,6 @@ func (l *Log) encodeBatches(dst []byte, recs []record.Record, base int64, opt re
 	if err != nil {
 		return out, fmt.Errorf("encode batches at offset %d: %w", base, err)
 	}
-	l.spans = spans
 	prev := len(dst)
 	for _, end := range spans[first:] {
 		if int64(end-prev) > limit {
@@ -106,6 +105,7 @@ func (l *Log) encodeBatches(dst []byte, recs []record.Record, base int64, opt re
 		}
 		prev = end
 	}
+	l.spans = spans
 	return out, nil
 }
 
