@@ -15,20 +15,27 @@ const headerProbe = 4 << 10
 
 // fileWindow holds the bytes [pos, pos+n) of a segment file for a
 // header-only scan and a time lookup's record walk. Pooled: a lookup
-// allocates nothing.
+// allocates nothing, unless a read is larger than any before.
 type fileWindow struct {
-	buf [recordChunk]byte
+	buf []byte
 	pos int64
 	n   int
 }
 
-var fileWindows = sync.Pool{New: func() any { return new(fileWindow) }}
+var fileWindows = sync.Pool{New: func() any { return &fileWindow{buf: make([]byte, recordChunk)} }}
 
 // getWindow returns an empty pooled window.
 func getWindow() *fileWindow {
 	w := fileWindows.Get().(*fileWindow)
 	w.n = 0
 	return w
+}
+
+// putWindow returns w to the pool unless a huge read grew it.
+func putWindow(w *fileWindow) {
+	if cap(w.buf) <= maxKeptBuffer {
+		fileWindows.Put(w)
+	}
 }
 
 // errNoBatch means no batch of the segment matched a header-only scan.
@@ -42,7 +49,11 @@ func (w *fileWindow) at(s *segment, p, need, probe, end int64, what string) ([]b
 	if b := w.held(p, need); b != nil {
 		return b, nil
 	}
-	n, err := s.log.ReadAt(w.buf[:min(probe, end-p)], p)
+	size := min(probe, end-p)
+	if int64(len(w.buf)) < size {
+		w.buf = make([]byte, size)
+	}
+	n, err := s.log.ReadAt(w.buf[:size], p)
 	w.pos, w.n = p, n
 	if int64(n) < need {
 		return nil, fmt.Errorf("%s: reading %s at position %d: got %d bytes: %w", s.path, what, p, n, err)
@@ -112,7 +123,7 @@ func (s *segment) findBatch(w *fileWindow, pos, size, target int64, match batchM
 func (l *Log) locateIn(s *segment, seg partlog.Segment, offset int64) (int64, record.BatchHeader, error) {
 	holds := func(_ *fileWindow, _ int64, h record.BatchHeader) (bool, error) { return h.LastOffset() >= offset, nil }
 	w := getWindow()
-	defer fileWindows.Put(w)
+	defer putWindow(w)
 	pos := s.positionFor(offset, seg.Size)
 	p, h, err := s.findBatch(w, pos, seg.Size, offset, holds)
 	if err == errIndexMismatch {

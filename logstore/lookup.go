@@ -64,8 +64,8 @@ func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, 
 	target := max(off, start)
 	pos := s.positionFor(target, seg.Size)
 	w := getWindow()
-	defer fileWindows.Put(w)
-	q := timeQuery{s: s, next: seg.Next, size: seg.Size, ts: ts, start: start}
+	defer putWindow(w)
+	q := timeQuery{s: s, next: seg.Next, ts: ts, start: start}
 	_, _, err = s.findBatch(w, pos, seg.Size, target, q.match)
 	if err == errIndexMismatch {
 		l.scheduleRebuild(s)
@@ -84,12 +84,11 @@ func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, 
 // timeQuery finds the first record with timestamp >= ts and offset in
 // [start, next) in a segment.
 type timeQuery struct {
-	s          *segment
-	next, size int64 // the snapshot's end offset and size
-	ts, start  int64
-	found      bool
-	res        int64
-	err        error // a batch search failed (not a header)
+	s               *segment
+	next, ts, start int64
+	found           bool
+	res             int64
+	err             error // a batch search failed (not a header)
 }
 
 // holds reports a batch to search: maxTimestamp >= ts (V2 batches at or
@@ -105,7 +104,6 @@ func (q *timeQuery) holds(h *record.BatchHeader) bool {
 // without an answer (all its candidates before start) sends the scan on.
 func (q *timeQuery) match(w *fileWindow, p int64, h record.BatchHeader) (bool, error) {
 	if !q.holds(&h) {
-		q.readAhead(w, p+h.Size(), h.Size())
 		return false, nil
 	}
 	if h.Magic >= 2 && h.Codec() == record.None {
@@ -114,17 +112,6 @@ func (q *timeQuery) match(w *fileWindow, p int64, h record.BatchHeader) (bool, e
 		q.err = q.readAt(p, &h)
 	}
 	return q.found, q.err
-}
-
-// readAhead reads a record chunk at next, after a skipped batch of the
-// given size, when that batch was at least a chunk: in a log of large
-// batches the batch after the one the time index points at usually holds
-// the answer, and one pread then gives its header and first records.
-// Failures are left to the header read that follows.
-func (q *timeQuery) readAhead(w *fileWindow, next, skipped int64) {
-	if skipped >= recordChunk && next < q.size {
-		w.at(q.s, next, record.BatchHeaderSize, recordChunk, q.size, "the batch header")
-	}
 }
 
 // readAt reads the batch at p with one pread and searches it.
