@@ -8,8 +8,8 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// recordChunk is what a time lookup's record walk reads at a time: a few
-// preads for a batch of 1000 records, of which on average half is read.
+// recordChunk is the least a time lookup's record walk reads at a time
+// (more when answerEnd guesses the answer further on).
 const recordChunk = 32 << 10
 
 // maxRecordPrefix is the most bytes of a V2 record the walk parses: its
@@ -18,9 +18,9 @@ const recordChunk = 32 << 10
 const maxRecordPrefix = 21
 
 // walk searches the uncompressed V2 batch at p (header h) for q's answer
-// record by record, reading the records through w in chunks and parsing
-// only each record's length, timestamp delta and offset delta, up to the
-// answer. As Kafka's FileRecords.searchForTimestamp, it does not check the
+// record by record, reading the records through w (up to answerEnd's
+// guess, then chunk by chunk) and parsing only each record's length,
+// timestamp delta and offset delta, up to the answer. As Kafka's FileRecords.searchForTimestamp, it does not check the
 // batch CRC: CRCs are left to reads, which return the bytes. It checks the
 // structure it walks instead (varints, record sizes inside the batch,
 // offset deltas inside the batch's, the record count against the bytes),
