@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 )
@@ -39,29 +40,17 @@ func appendRecordsUpTo(b []byte, recs []Record, baseTs, defTs int64, deltas offs
 		ts := TimestampOf(r, defTs)
 		tsDelta := ts - baseTs
 		prevMax, maxTs = maxTs, max(maxTs, ts)
-		if len(r.Headers) == 0 && r.Key == nil && len(r.Value) <= maxKeylessValue {
-			if b = appendKeyless(b, tsDelta, offDelta, r.Value); len(b) > limit && i > 0 {
-				return b[:mark], i, prevMax, nil
+		n := 0
+		if len(r.Headers) == 0 && r.Key == nil {
+			b = slices.Grow(b, keylessMaxHead+len(r.Value))
+			n = putKeyless(b[len(b):cap(b)], tsDelta, offDelta, r.Value)
+			b = b[:len(b)+n]
+		}
+		if n == 0 {
+			var err error
+			if b, err = appendRecord(b, r, tsDelta, offDelta); err != nil {
+				return b[:mark], i, prevMax, err
 			}
-			continue
-		}
-		body, err := recordBodyLen(r, tsDelta, offDelta)
-		if err != nil {
-			return b, i, prevMax, err
-		}
-		b = slices.Grow(b, 5+body)
-		b = appendVarint(b, int64(body))
-		b = append(b, 0) // attributes
-		b = appendVarint(b, tsDelta)
-		b = appendVarint(b, offDelta)
-		b = appendBytesField(b, r.Key)
-		b = appendBytesField(b, r.Value)
-		b = appendVarint(b, int64(len(r.Headers)))
-		for j := range r.Headers {
-			h := &r.Headers[j]
-			b = appendVarint(b, int64(len(h.Key)))
-			b = append(b, h.Key...)
-			b = appendBytesField(b, h.Value)
 		}
 		if len(b) > limit && i > 0 {
 			return b[:mark], i, prevMax, nil
@@ -70,37 +59,71 @@ func appendRecordsUpTo(b []byte, recs []Record, baseTs, defTs int64, deltas offs
 	return b, len(recs), maxTs, nil
 }
 
-// maxKeylessValue bounds the values appendKeyless takes; larger ones take
-// the checked path (errTooLarge).
-const maxKeylessValue = math.MaxInt32 - 64
-
-// appendKeyless appends a record without key and headers (log lines, the
-// common case): its size from the fields' varint sizes, then its bytes
-// stored one by one into room grown once.
-func appendKeyless(b []byte, tsDelta, offDelta int64, value []byte) []byte {
-	tz, oz := zigzag64(tsDelta), zigzag64(offDelta)
-	vz, vfield := uint64(0), 1 // null value
-	if value != nil {
-		vz = uint64(len(value)) << 1
-		vfield = uvarintLen(vz) + len(value)
+// appendRecord appends any record, field by field, its size computed
+// first; errTooLarge (b unchanged) for one that cannot be framed.
+func appendRecord(b []byte, r *Record, tsDelta, offDelta int64) ([]byte, error) {
+	body, err := recordBodyLen(r, tsDelta, offDelta)
+	if err != nil {
+		return b, err
 	}
-	body := 1 + uvarintLen(tz) + uvarintLen(oz) + 1 + vfield + 1
 	b = slices.Grow(b, 5+body)
-	at := len(b)
-	w := b[at : at+5+body]
-	i := putUvarint(w, 0, uint64(body)<<1)
-	w[i] = 0 // attributes
-	i = putUvarint(w, i+1, tz)
-	i = putUvarint(w, i, oz)
-	w[i] = 1 // null key
-	if value == nil {
-		w[i+1], w[i+2] = 1, 0 // null value, no headers
-		return b[:at+i+3]
+	b = appendVarint(b, int64(body))
+	b = append(b, 0) // attributes
+	b = appendVarint(b, tsDelta)
+	b = appendVarint(b, offDelta)
+	b = appendBytesField(b, r.Key)
+	b = appendBytesField(b, r.Value)
+	b = appendVarint(b, int64(len(r.Headers)))
+	for j := range r.Headers {
+		h := &r.Headers[j]
+		b = appendVarint(b, int64(len(h.Key)))
+		b = append(b, h.Key...)
+		b = appendBytesField(b, h.Value)
 	}
-	i = putUvarint(w, i+1, vz)
-	i += copy(w[i:], value)
-	w[i] = 0 // no headers
-	return b[:at+i+1]
+	return b, nil
+}
+
+// Bounds of the records putKeyless takes: deltas whose zigzag varints
+// fit 3 bytes, values of at least keylessMinValue bytes and under
+// keylessMaxValue (so the record's length varint fits 3 bytes too).
+// keylessMaxHead is the most bytes such a record has besides its value.
+const (
+	keylessMaxVarint = 1 << 21
+	keylessMinValue  = 4
+	keylessMaxValue  = 1 << 19
+	keylessMaxHead   = 3 + 1 + 3 + 3 + 1 + 3 + 1
+)
+
+// putKeyless writes a record without key and headers (log lines, the
+// common case) at the start of w and returns its size, or 0 if it is
+// outside the bounds above or does not fit w. The fields before the value
+// go in as two 8-byte little-endian stores (length, attributes, timestamp
+// delta; offset delta, null key, value length), each one's spare bytes
+// overwritten by what follows; the value's minimum length keeps the second
+// store inside the record. The caller grows its buffer beforehand, so no
+// call here but the value's copy keeps values live across it.
+func putKeyless(w []byte, tsDelta, offDelta int64, value []byte) int {
+	tz, oz := zigzag64(tsDelta), zigzag64(offDelta)
+	if tz|oz >= keylessMaxVarint || uint(len(value)-keylessMinValue) >= keylessMaxValue-keylessMinValue {
+		return 0
+	}
+	t, nt := packUvarint3(tz)
+	o, no := packUvarint3(oz)
+	v, nv := packUvarint3(uint64(len(value)) << 1)
+	body := 1 + nt + no + 1 + nv + len(value) + 1
+	l, nl := packUvarint3(uint64(body) << 1)
+	n := nl + body
+	if n > len(w) {
+		return 0
+	}
+	w = w[:n]
+	p := nl + 1 + nt // the second store: offset delta onwards
+	le := binary.LittleEndian
+	le.PutUint64(w, l|t<<(8*(nl+1)&63)) // the zero byte between is the attributes
+	le.PutUint64(w[p:], o|1<<(8*no&63)|v<<(8*(no+1)&63))
+	w[n-1] = 0 // no headers
+	copy(w[p+no+1+nv:], value)
+	return n
 }
 
 // appendBytesField writes a varint length (-1 for nil) and the bytes.

@@ -118,12 +118,11 @@ func TestVarintHelpers(t *testing.T) {
 	vals = append(vals, 0, 1<<63, 1<<64-1)
 	for _, u := range vals {
 		want := binary.AppendUvarint(nil, u)
-		w := make([]byte, 12)
-		if n := putUvarint(w, 1, u); n != 1+len(want) || !bytes.Equal(w[1:n], want) {
-			t.Errorf("putUvarint(%#x) = % x, want % x", u, w[1:n], want)
-		}
-		if uvarintLen(u) != len(want) {
-			t.Errorf("uvarintLen(%#x) = %d, want %d", u, uvarintLen(u), len(want))
+		if u < 1<<21 {
+			w, n := packUvarint3(u)
+			if got := binary.LittleEndian.AppendUint64(nil, w); n != len(want) || !bytes.Equal(got[:n], want) || w>>(8*n) != 0 {
+				t.Errorf("packUvarint3(%#x) = %#x, %d, want % x", u, w, n, want)
+			}
 		}
 		v := int64(u)
 		if n := len(binary.AppendVarint(nil, v)); varintLen(v) != n {

@@ -14,23 +14,17 @@ func varintLen(v int64) int {
 
 func zigzag64(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
-// uvarintLen is the encoded size of an unsigned varint.
-func uvarintLen(u uint64) int { return (9*bits.Len64(u|1) + 64) / 64 }
-
-// putUvarint writes u at w[i:] and returns the index after it. The
-// 2-byte case (record lengths, value lengths) is unrolled.
-func putUvarint(w []byte, i int, u uint64) int {
-	if u-0x80 < 1<<14-0x80 {
-		w[i], w[i+1] = byte(u)|0x80, byte(u>>7)
-		return i + 2
+// packUvarint3 returns the varint bytes of u (< 1<<21) packed into a
+// little-endian word, and how many there are.
+func packUvarint3(u uint64) (uint64, int) {
+	if u < 0x80 {
+		return u, 1
 	}
-	for u >= 0x80 {
-		w[i] = byte(u) | 0x80
-		u >>= 7
-		i++
+	lo := u&0x7f | u<<1&0x7f00 | 0x80
+	if u < 1<<14 {
+		return lo, 2
 	}
-	w[i] = byte(u)
-	return i + 1
+	return lo | u<<2&0x7f0000 | 0x8000, 3
 }
 
 // appendVarint appends v as a zigzag varint (1 and 2 bytes inline).
