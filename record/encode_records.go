@@ -25,9 +25,9 @@ func appendRecordsDefault(b []byte, recs []Record, baseTs, defTs int64, deltas o
 // appendRecordsUpTo is appendRecordsDefault for the leading records of recs
 // that keep len(b) within limit (the first record goes in regardless): it
 // returns how many it appended and their largest timestamp (-1 if none is
-// larger). It grows b once per record (a record's size is known first); a
-// record that goes over the limit is taken back, which is cheaper than
-// sizing every record before writing it.
+// larger). It grows b once per record (by a keyless record's bound, or by
+// another's size computed first); a record that goes over the limit is
+// taken back, which is cheaper than sizing every record before writing it.
 func appendRecordsUpTo(b []byte, recs []Record, baseTs, defTs int64, deltas offsetDeltas, limit int) ([]byte, int, int64, error) {
 	maxTs, prevMax := int64(-1), int64(-1)
 	for i := range recs {
@@ -100,8 +100,9 @@ const (
 // go in as two 8-byte little-endian stores (length, attributes, timestamp
 // delta; offset delta, null key, value length), each one's spare bytes
 // overwritten by what follows; the value's minimum length keeps the second
-// store inside the record. The caller grows its buffer beforehand, so no
-// call here but the value's copy keeps values live across it.
+// store inside the record. The caller grows its buffer beforehand, which
+// leaves the value's copy the only call here, with nothing live across it
+// but n.
 func putKeyless(w []byte, tsDelta, offDelta int64, value []byte) int {
 	tz, oz := zigzag64(tsDelta), zigzag64(offDelta)
 	if tz|oz >= keylessMaxVarint || uint(len(value)-keylessMinValue) >= keylessMaxValue-keylessMinValue {
