@@ -69,14 +69,15 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 		return dst, err
 	}
 	start := len(dst)
-	baseTs, maxTs := batchTimestamps(recs, opt)
+	baseTs := baseTimestamp(recs, &opt)
+	var maxTs int64
 	dst = append(dst, make([]byte, BatchHeaderSize)...)
 	deltas := offsetDeltas{keep: opt.KeepOffsets, base: baseOffset}
 	if opt.Codec == None || len(recs) == 0 { // Kafka writes empty batches uncompressed
 		opt.Codec = None
-		dst, err = appendRecordsDefault(dst, recs, baseTs, opt.DefaultTimestampMs, deltas)
+		dst, maxTs, err = appendRecordsDefault(dst, recs, baseTs, opt.DefaultTimestampMs, deltas)
 	} else {
-		e.raw, err = appendRecordsDefault(e.raw[:0], recs, baseTs, opt.DefaultTimestampMs, deltas)
+		e.raw, maxTs, err = appendRecordsDefault(e.raw[:0], recs, baseTs, opt.DefaultTimestampMs, deltas)
 		if err == nil {
 			dst, err = e.cmp.compress(dst, e.raw, opt.Codec)
 		}
@@ -87,7 +88,7 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 	if err != nil {
 		return dst[:start], err
 	}
-	writeHeader(dst[start:], baseOffset, len(recs), lastDelta, baseTs, maxTs, &opt)
+	writeHeader(dst[start:], baseOffset, len(recs), lastDelta, baseTs, opt.maxTimestamp(maxTs), &opt)
 	return dst, nil
 }
 
@@ -134,22 +135,17 @@ func (e *Encoder) AppendBatches(dst []byte, baseOffset int64, recs []Record, opt
 	return dst, ends, nil
 }
 
-// batchTimestamps returns baseTimestamp and maxTimestamp as Kafka writes them.
-func batchTimestamps(recs []Record, opt BatchOptions) (base, max int64) {
-	base, max = -1, -1
-	for i := range recs {
-		ts := TimestampOf(&recs[i], opt.DefaultTimestampMs)
-		if i == 0 {
-			base = ts
-		}
-		if ts > max {
-			max = ts
-		}
-	}
+// baseTimestamp is the batch's baseTimestamp as Kafka writes it: the first
+// record's, or the delete horizon (-1 without records). maxTimestamp comes
+// from writing the records.
+func baseTimestamp(recs []Record, opt *BatchOptions) int64 {
 	if opt.DeleteHorizonMs > 0 {
-		base = opt.DeleteHorizonMs
+		return opt.DeleteHorizonMs
 	}
-	return base, opt.maxTimestamp(max)
+	if len(recs) == 0 {
+		return -1
+	}
+	return TimestampOf(&recs[0], opt.DefaultTimestampMs)
 }
 
 // maxTimestamp is a batch's maxTimestamp given the largest of its record

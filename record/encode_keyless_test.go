@@ -142,3 +142,50 @@ func TestAppendRecordsRandomShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendBatchTimestamps: baseTimestamp and maxTimestamp in the header
+// (maxTimestamp now comes from writing the records) are the first and the
+// largest record timestamp after the default, or the delete horizon and
+// the append time, for every codec, with records out of order.
+func TestAppendBatchTimestamps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	var e Encoder
+	for iter := 0; iter < 200; iter++ {
+		recs := make([]Record, rng.IntN(12))
+		for i := range recs {
+			recs[i] = Record{Timestamp: int64(rng.IntN(1000)) - 100, Value: []byte("a log line")}
+		}
+		opt := BatchOptions{Codec: allCodecs[rng.IntN(len(allCodecs))], DefaultTimestampMs: int64(rng.IntN(2)) * 500}
+		if rng.IntN(4) == 0 {
+			opt.DeleteHorizonMs = 700
+		}
+		if rng.IntN(4) == 0 {
+			opt.LogAppendTime, opt.LogAppendTimeMs = true, 9999
+		}
+		wantBase, wantMax := int64(-1), int64(-1)
+		for i := range recs {
+			ts := TimestampOf(&recs[i], opt.DefaultTimestampMs)
+			if i == 0 {
+				wantBase = ts
+			}
+			wantMax = max(wantMax, ts)
+		}
+		if opt.DeleteHorizonMs > 0 {
+			wantBase = opt.DeleteHorizonMs
+		}
+		if opt.LogAppendTime {
+			wantMax = opt.LogAppendTimeMs
+		}
+		raw, err := e.AppendBatch(nil, 10, recs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewBytesScanner(raw, "t")
+		if !s.Next() {
+			t.Fatal(s.Err())
+		}
+		if h := s.Batch().Header; h.BaseTimestamp != wantBase || h.MaxTimestamp != wantMax {
+			t.Fatalf("%+v over %d records: base %d max %d, want %d %d", opt, len(recs), h.BaseTimestamp, h.MaxTimestamp, wantBase, wantMax)
+		}
+	}
+}

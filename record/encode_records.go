@@ -12,14 +12,16 @@ import (
 // appendRecords appends the records area (uncompressed) to b with every
 // Timestamp as given.
 func appendRecords(b []byte, recs []Record, baseTs int64, deltas offsetDeltas) ([]byte, error) {
-	return appendRecordsDefault(b, recs, baseTs, 0, deltas)
+	b, _, err := appendRecordsDefault(b, recs, baseTs, 0, deltas)
+	return b, err
 }
 
-// appendRecordsDefault appends the records area (uncompressed) to b; a
-// Timestamp <= 0 is defTs if defTs > 0 (TimestampOf).
-func appendRecordsDefault(b []byte, recs []Record, baseTs, defTs int64, deltas offsetDeltas) ([]byte, error) {
-	b, _, _, err := appendRecordsUpTo(b, recs, baseTs, defTs, deltas, math.MaxInt)
-	return b, err
+// appendRecordsDefault appends the records area (uncompressed) to b and
+// returns the largest timestamp (-1 if none is larger); a Timestamp <= 0
+// is defTs if defTs > 0 (TimestampOf).
+func appendRecordsDefault(b []byte, recs []Record, baseTs, defTs int64, deltas offsetDeltas) ([]byte, int64, error) {
+	b, _, maxTs, err := appendRecordsUpTo(b, recs, baseTs, defTs, deltas, math.MaxInt)
+	return b, maxTs, err
 }
 
 // appendRecordsUpTo is appendRecordsDefault for the leading records of recs
