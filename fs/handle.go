@@ -2,7 +2,6 @@ package fs
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"syscall"
 	"time"
@@ -22,18 +21,16 @@ type viewHandle struct {
 	mu      sync.Mutex
 	size    int64  // REQUIRES: mu held; size seen at open or last stat
 	limit   int64  // REQUIRES: mu held; end offset seen at open or last stat
-	nextPos int64  // REQUIRES: mu held; file position of ahead[0]
+	nextPos int64  // REQUIRES: mu held; file position of ahead.data[0]
 	cur     cursor // REQUIRES: mu held; where the rendering after ahead continues
-	// ahead is rendered but not yet delivered (a slice of aheadBuf);
-	// fill is the size of the last rendering.
-	ahead    []byte          // REQUIRES: mu held
-	aheadBuf []byte          // REQUIRES: mu held
-	fill     int             // REQUIRES: mu held
-	spare    []byte          // REQUIRES: mu held; a buffer for the next prefetch
-	pf       *prefetch       // REQUIRES: mu held; the running prefetch, if any
-	buf      []byte          // REQUIRES: mu held; render scratch
-	partial  []byte          // REQUIRES: mu held; written bytes not yet ended by \n
-	recs     []record.Record // REQUIRES: mu held; reused record slice for appends
+	// ahead holds rendered bytes not yet delivered (ahead.data), nil
+	// when none; fill is the size of the last synchronous rendering.
+	ahead   *chunk          // REQUIRES: mu held
+	fill    int             // REQUIRES: mu held
+	st      *stream         // REQUIRES: mu held; the running stream of a sequential reader, if any
+	buf     []byte          // REQUIRES: mu held; render scratch
+	partial []byte          // REQUIRES: mu held; written bytes not yet ended by \n
+	recs    []record.Record // REQUIRES: mu held; reused record slice for appends
 	// failed is the error of a line that failed before its end arrived
 	// (the kernel splits writes larger than max_write, and the writer
 	// retries the rest): every write until that line's newline fails
@@ -72,8 +69,7 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.R
 	defer h.mu.Unlock()
 	h.refresh()
 	if off != h.nextPos {
-		h.dropPrefetch()
-		h.ahead, h.fill = nil, 0
+		h.dropAhead()
 		if off >= h.size {
 			return fuse.ReadResultData(nil), 0
 		}
@@ -83,24 +79,18 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.R
 		}
 		h.cur, h.nextPos = cur, off
 	}
-	if len(h.ahead) == 0 {
+	if h.ahead == nil || len(h.ahead.data) == 0 {
 		if err := h.fillAhead(len(dest)); err != nil {
 			return nil, fail(lg.WithField("offset", h.cur.off), "read", err)
 		}
 	}
-	cnt := copy(dest, h.ahead)
-	h.ahead = h.ahead[cnt:]
+	if len(h.ahead.data) == 0 {
+		return fuse.ReadResultData(nil), 0
+	}
+	res, cnt := h.ahead.reply(len(dest))
 	h.nextPos += int64(cnt)
 	n.p.fsys.opt.Metrics.Read(n.p.log.Topic(), n.p.log.Partition(), cnt, 0)
-	return replyData(dest[:cnt]), 0
-}
-
-// replyData is a read reply go-fuse writes with one writev. (A
-// fuse.ReadResultData reply first goes through go-fuse's splice attempt:
-// a pipe taken, grown and loaded with the header, then dropped, and
-// replies over 1 MiB log "trySplice: ... max pipe size" each time.)
-func replyData(b []byte) fuse.ReadResult {
-	return fuse.ReadResultVector([][]byte{b})
+	return res, 0
 }
 
 // Read-ahead sizes: a sequential reader gets renderings of growing size
@@ -110,43 +100,53 @@ const (
 	maxAhead = 1 << 20
 )
 
-// fillAhead renders the records from h.cur into the read-ahead buffer,
-// taking the result of a prefetch when one is running. A reader whose
-// renderings come back full gets the next one prefetched in the
-// background, so rendering overlaps the kernel round trips.
-// REQUIRES: mu held.
+// fillAhead makes h.ahead the next rendering after h.cur: the next chunk
+// of the running stream, or else a rendering done here. A reader whose
+// renderings come back full gets a stream, so rendering overlaps the
+// kernel round trips. REQUIRES: mu held.
 func (h *viewHandle) fillAhead(want int) error {
-	if pf := h.takePrefetch(); pf != nil {
-		if pf.cnt > 0 || pf.err != nil {
-			h.spare, h.aheadBuf, h.ahead, h.cur = h.aheadBuf, pf.buf, pf.buf[:pf.cnt], pf.cur
-			if pf.cnt == 0 {
-				return pf.err
-			}
-			if pf.err != nil {
-				h.n.lg.WithError(pf.err).Debug("prefetch stopped early; the error comes with the next read")
-			} else if pf.cnt > len(pf.buf)/2 {
-				h.startPrefetch(len(pf.buf))
-			}
+	h.releaseAhead()
+	if h.st != nil {
+		c := h.st.next()
+		if c != nil && !c.last {
+			h.ahead, h.cur = c, c.cur
 			return nil
 		}
-		h.spare = pf.buf
+		h.st.stop()
+		h.st = nil
+		if c != nil {
+			h.cur = c.cur
+			if len(c.data) > 0 || c.err != nil {
+				h.ahead = c
+				return h.streamEnd(c.err)
+			}
+			// the stream reached its limit at a chunk boundary: the
+			// limit may have grown since it started
+			c.unref()
+		}
 	}
 	size := min(max(want, minAhead, 2*h.fill), maxAhead)
-	if cap(h.aheadBuf) < size {
-		h.aheadBuf = make([]byte, size)
-	}
-	cnt, buf, err := readStream(h.n.p.log, h.n.k, &h.cur, h.aheadBuf[:size], h.limit, h.buf)
-	h.buf, h.ahead = buf, h.aheadBuf[:cnt]
+	c := newChunk()
+	o := renderOut{dst: (*c.buf)[:size], buf: h.buf}
+	err := readStream(h.n.p.log, h.n.k, &h.cur, h.limit, &o)
+	h.buf, c.data, h.ahead = o.buf, o.dst[:o.n], c
 	// Grow only while renderings come back full: a follower reading a
 	// few new records at a time keeps a small buffer.
 	h.fill = 0
-	if cnt > size/2 {
+	if o.n > size/2 {
 		h.fill = size
 		if err == nil && size == maxAhead {
-			h.startPrefetch(size)
+			h.st = startStream(h.n.p.log, h.n.k, h.cur, h.limit)
 		}
 	}
-	if err != nil && cnt == 0 {
+	return h.streamEnd(err)
+}
+
+// streamEnd returns err when no data came before it; otherwise the data
+// is delivered and the error comes again with the read after it.
+// REQUIRES: mu held, h.ahead set.
+func (h *viewHandle) streamEnd(err error) error {
+	if err != nil && len(h.ahead.data) == 0 {
 		return err
 	}
 	if err != nil {
@@ -155,64 +155,31 @@ func (h *viewHandle) fillAhead(want int) error {
 	return nil
 }
 
-// prefetch is a rendering running in the background for a handle.
-type prefetch struct {
-	done    chan struct{}
-	buf     []byte
-	scratch []byte
-	cur     cursor
-	cnt     int
-	err     error
-}
-
-// startPrefetch renders the next size bytes after h.cur in a goroutine.
-// REQUIRES: mu held, no prefetch running.
-func (h *viewHandle) startPrefetch(size int) {
-	buf := h.spare
-	h.spare = nil
-	if cap(buf) < size {
-		buf = make([]byte, size)
-	}
-	pf := &prefetch{done: make(chan struct{}), buf: buf[:size], cur: h.cur}
-	l, k, limit := h.n.p.log, h.n.k, h.limit
-	h.pf = pf
-	go func() {
-		defer close(pf.done)
-		defer func() {
-			if v := recover(); v != nil {
-				pf.cnt, pf.err = 0, fmt.Errorf("prefetch panicked: %v", v)
-			}
-		}()
-		pf.cnt, pf.scratch, pf.err = readStream(l, k, &pf.cur, pf.buf, limit, pf.scratch)
-	}()
-}
-
-// takePrefetch waits for the running prefetch, if any, and detaches it.
+// releaseAhead lets go of the current chunk (replies in flight keep it).
 // REQUIRES: mu held.
-func (h *viewHandle) takePrefetch() *prefetch {
-	pf := h.pf
-	if pf == nil {
-		return nil
-	}
-	<-pf.done
-	h.pf = nil
-	return pf
-}
-
-// dropPrefetch discards a running prefetch (the reader moved elsewhere).
-// REQUIRES: mu held.
-func (h *viewHandle) dropPrefetch() {
-	if pf := h.takePrefetch(); pf != nil {
-		h.spare = pf.buf
+func (h *viewHandle) releaseAhead() {
+	if h.ahead != nil {
+		h.ahead.unref()
+		h.ahead = nil
 	}
 }
 
-// Release waits for a running prefetch so no goroutine outlives the handle.
+// dropAhead discards everything rendered ahead (the reader moved
+// elsewhere or closed), stopping a running stream. REQUIRES: mu held.
+func (h *viewHandle) dropAhead() {
+	if h.st != nil {
+		h.st.stop()
+		h.st = nil
+	}
+	h.releaseAhead()
+	h.fill = 0
+}
+
+// Release stops a running stream so no goroutine outlives the handle.
 func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.dropPrefetch()
-	h.ahead, h.aheadBuf, h.spare = nil, nil, nil
+	h.dropAhead()
 	return 0
 }
 

@@ -112,16 +112,28 @@ func (ly *layout) locate(k kind, pos int64) (cursor, error) {
 	return cur, nil
 }
 
-// readStream renders records from cur into dst, for records with offsets
-// below limit, and advances cur. It fills dst with whole records, and
+// renderOut is where readStream renders: dst[:n] is filled. When dst is
+// full, flush (if set) hands it over and installs an empty dst, or returns
+// false to end the rendering; without flush the rendering ends when dst is
+// full. buf is render scratch.
+type renderOut struct {
+	dst   []byte
+	n     int
+	buf   []byte
+	flush func(o *renderOut, cur cursor) bool
+}
+
+// readStream renders records from cur into o, for records with offsets
+// below limit, and advances cur. It fills o.dst with whole records, and
 // splits a record only when it alone does not fit (or cur starts inside
-// it). It never reads the layout.
-func readStream(l partlog.Log, k kind, cur *cursor, dst []byte, limit int64, buf []byte) (int, []byte, error) {
+// it). A flush continues the same segment read (no batch is read twice
+// for consecutive buffers). It never reads the layout.
+func readStream(l partlog.Log, k kind, cur *cursor, limit int64, o *renderOut) error {
 	snap, release := l.Segments()
 	defer release()
 	i := sort.Search(len(snap), func(i int) bool { return snap[i].Base > cur.off })
-	n := 0
-	for i = max(i-1, 0); i < len(snap) && n < len(dst) && cur.off < limit; i++ {
+	stopped := false
+	for i = max(i-1, 0); i < len(snap) && !stopped && cur.off < limit; i++ {
 		seg := snap[i]
 		if cur.off < seg.Base {
 			*cur = cursor{off: seg.Base}
@@ -129,28 +141,35 @@ func readStream(l partlog.Log, k kind, cur *cursor, dst []byte, limit int64, buf
 		if cur.off >= seg.Next {
 			continue
 		}
-		full := false
 		err := l.Read(seg, cur.off, func(r *record.Record) bool {
 			if r.Offset >= limit {
 				return false
 			}
-			var more bool
-			n, buf, more = renderInto(dst, n, k, r, cur, buf)
-			full = !more && n < len(dst)
-			return more && n < len(dst)
+			for {
+				var more bool
+				o.n, o.buf, more = renderInto(o.dst, o.n, k, r, cur, o.buf)
+				if more && o.n < len(o.dst) {
+					return true
+				}
+				// o.dst is full, or r goes on in the next buffer.
+				if o.flush == nil || !o.flush(o, *cur) {
+					stopped = true
+					return false
+				}
+				if more {
+					return true
+				}
+			}
 		})
 		if err != nil {
-			return n, buf, fmt.Errorf("read segment %d of %s-%d at offset %d: %w",
+			return fmt.Errorf("read segment %d of %s-%d at offset %d: %w",
 				seg.Base, l.Topic(), l.Partition(), cur.off, err)
 		}
-		if full || n == len(dst) {
-			break
-		}
-		if next := min(seg.Next, limit); cur.off < next {
+		if next := min(seg.Next, limit); !stopped && cur.off < next {
 			*cur = cursor{off: next}
 		}
 	}
-	return n, buf, nil
+	return nil
 }
 
 // renderInto puts the rendering of r (from cur.skip on, when cur is at r)
