@@ -2,7 +2,8 @@ package record
 
 import (
 	"encoding/base64"
-	"strconv"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -19,9 +20,9 @@ import (
 // length.
 func AppendJSON(dst []byte, r *Record) []byte {
 	dst = append(dst, `{"offset":`...)
-	dst = strconv.AppendInt(dst, r.Offset, 10)
+	dst = appendDecimal(dst, r.Offset)
 	dst = append(dst, `,"timestamp":`...)
-	dst = strconv.AppendInt(dst, r.Timestamp, 10)
+	dst = appendDecimal(dst, r.Timestamp)
 	dst = appendField(dst, "key", r.Key)
 	dst = appendField(dst, "value", r.Value)
 	dst = append(dst, `,"headers":[`...)
@@ -39,7 +40,8 @@ func AppendJSON(dst []byte, r *Record) []byte {
 }
 
 // appendField writes ,"name":<string|null> or ,"name_b64":"<base64>".
-// Printable ASCII (the common case) is copied without a per-byte loop.
+// Printable ASCII without '"' and '\\' (the common case) is copied as it
+// is.
 func appendField(dst []byte, name string, v []byte) []byte {
 	dst = append(dst, `,"`...)
 	dst = append(dst, name...)
@@ -112,6 +114,52 @@ func appendJSONBytes(dst, b []byte) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// appendDecimal appends strconv.FormatInt(v, 10) in groups of eight
+// digits, each made without a loop or a table (offsets and timestamps
+// are two numbers of every JSON record).
+func appendDecimal(dst []byte, v int64) []byte {
+	u := uint64(v)
+	if v < 0 {
+		dst, u = append(dst, '-'), -u
+	}
+	if u < 1e8 {
+		return appendDigits(dst, uint32(u))
+	}
+	if u < 1e16 {
+		hi, lo := u/1e8, u%1e8
+		return appendEight(appendDigits(dst, uint32(hi)), uint32(lo))
+	}
+	hi, mid := u/1e16, u/1e8%1e8
+	return appendEight(appendEight(appendDigits(dst, uint32(hi)), uint32(mid)), uint32(u%1e8))
+}
+
+// appendDigits appends v < 1e8 without leading zeros.
+func appendDigits(dst []byte, v uint32) []byte {
+	d := eightDigits(v)
+	zeros := min(bits.TrailingZeros64(d)/8, 7) // leading zero digits
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], d+'0'*0x0101010101010101)
+	return append(dst, b[zeros:]...)
+}
+
+// appendEight appends v < 1e8 as exactly eight digits.
+func appendEight(dst []byte, v uint32) []byte {
+	return binary.LittleEndian.AppendUint64(dst, eightDigits(v)+'0'*0x0101010101010101)
+}
+
+// eightDigits returns the eight decimal digits of v < 1e8 as byte values
+// 0..9, most significant in the lowest byte. It splits v into 4-digit
+// halves in two 32-bit lanes, those into 2-digit quarters in 16-bit lanes,
+// and those into digits, dividing every lane at once: x*10486>>20 is x/100
+// for x < 10000, and x*103>>10 is x/10 for x < 100.
+func eightDigits(v uint32) uint64 {
+	x := uint64(v/10000) | uint64(v%10000)<<32
+	hundreds := (x * 10486 >> 20) & 0x0000007f0000007f
+	x = hundreds | (x-hundreds*100)<<16
+	tens := (x * 103 >> 10) & 0x000f000f000f000f
+	return tens | (x-tens*10)<<8
+}
 
 // jsonSafe marks the bytes copied as they are: printable ASCII except '"' and '\\'.
 var jsonSafe = func() (t [256]bool) {
