@@ -145,6 +145,17 @@ func readStream(l partlog.Log, k kind, cur *cursor, limit int64, o *renderOut) e
 			if r.Offset >= limit {
 				return false
 			}
+			if k == plainKind && cur.skip == 0 && o.n+len(r.Value)+1 < len(o.dst) {
+				// The common case without renderInto: a line that
+				// fits with room to spare (a tombstone adds nothing).
+				if r.Value != nil {
+					o.n += copy(o.dst[o.n:], r.Value)
+					o.dst[o.n] = '\n'
+					o.n++
+				}
+				*cur = cursor{off: r.Offset + 1}
+				return true
+			}
 			for {
 				var more bool
 				o.n, o.buf, more = renderInto(o.dst, o.n, k, r, cur, o.buf)

@@ -1,0 +1,52 @@
+package fs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/partfs/partfs/logstore"
+	"github.com/partfs/partfs/record"
+)
+
+// BenchmarkStreamPlain and BenchmarkStreamJSON render a 64 MiB on-disk log
+// of ~120-byte lines (batches as `cat >> log` makes them) through a stream,
+// as a sequential reader's read-ahead does (bytes per op = the rendering).
+func BenchmarkStreamPlain(b *testing.B) { benchStream(b, plainKind) }
+
+func BenchmarkStreamJSON(b *testing.B) { benchStream(b, jsonKind) }
+
+func benchStream(b *testing.B, k kind) {
+	st, err := logstore.Open(b.TempDir(), logstore.Options{NoBackground: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.CreateTopic("t"); err != nil {
+		b.Fatal(err)
+	}
+	l, err := st.Partition("t", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	recs := make([]record.Record, (1<<20)/120)
+	for i := range recs {
+		recs[i].Value = []byte("line-" + strings.Repeat("0", 114))
+	}
+	for n := 0; n < 64; n++ {
+		if _, err := l.Append(recs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	size := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := startStream(l, k, cursor{}, l.EndOffset())
+		size = 0
+		for c := s.next(); c != nil; c = s.next() {
+			size += len(c.data)
+			c.unref()
+		}
+		s.stop()
+	}
+	b.SetBytes(int64(size))
+}
