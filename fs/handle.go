@@ -128,6 +128,7 @@ func (h *viewHandle) fillAhead(want int) error {
 	size := min(max(want, minAhead, 2*h.fill), maxAhead)
 	c := newChunk()
 	o := renderOut{dst: (*c.buf)[:size], buf: h.buf}
+	from := h.cur.off
 	err := readStream(h.n.p.log, h.n.k, &h.cur, h.limit, &o)
 	h.buf, c.data, h.ahead = o.buf, o.dst[:o.n], c
 	// Grow only while renderings come back full: a follower reading a
@@ -136,7 +137,7 @@ func (h *viewHandle) fillAhead(want int) error {
 	if o.n > size/2 {
 		h.fill = size
 		if err == nil && size == maxAhead {
-			h.st = startStream(h.n.p.log, h.n.k, h.cur, h.limit)
+			h.st = startStream(h.n.p.log, h.n.k, h.cur, h.limit, h.cur.off-from)
 		}
 	}
 	return h.streamEnd(err)

@@ -21,7 +21,9 @@ type chunk struct {
 	cur  cursor  // where the rendering after this chunk continues
 	err  error   // the error that ended a stream after data
 	last bool    // the last chunk of a stream
-	refs atomic.Int32
+	// rangeEnd marks the last chunk of a stream's range of offsets
+	rangeEnd bool
+	refs     atomic.Int32
 }
 
 // chunkBufs holds rendering buffers of maxAhead bytes. A buffer whose reply
@@ -86,45 +88,83 @@ func (r *chunkReply) Done() {
 	}
 }
 
-// streamDepth is how many rendered chunks a stream keeps ready.
-const streamDepth = 1
+// Rendering is split between streamLanes goroutines by ranges of
+// offsets: range i is rendered by lane i%streamLanes into a queue of its
+// own, and the reader takes the ranges' chunks in order, so one lane
+// renders while the other's chunks are delivered. A range starts a
+// segment read of its own (the batch at its start is read again), so it
+// spans rangeChunks chunks of output, as estimated from the rendering
+// before the stream; a lane's queue holds a whole range.
+const (
+	streamLanes = 2
+	rangeChunks = 4
+)
 
-// stream renders a view in a goroutine of its own, chunk after chunk, from
+// stream renders a view in goroutines of its own, chunk after chunk, from
 // a cursor up to a limit, so rendering runs beside the kernel round trips
-// of a sequential reader. One segment read spans all the chunks it
-// fills: no batch is read, checked and decoded twice at a chunk boundary.
-// The last chunk sent has last set (and the error, if one ended the
-// stream); then the channel is closed.
+// of a sequential reader. Within a range, one segment read spans all the
+// chunks it fills: no batch is read, checked and decoded twice at a chunk
+// boundary. The last chunk delivered has last set (and the error, if one
+// ended the stream).
 type stream struct {
-	chunks chan *chunk
-	quit   chan struct{}
-	done   chan struct{}
+	lanes []chan *chunk
+	at    int // the lane whose range the reader takes now
+	quit  chan struct{}
+	wg    sync.WaitGroup
 }
 
-// startStream starts rendering the records of l from cur below limit.
-func startStream(l partlog.Log, k kind, cur cursor, limit int64) *stream {
-	s := &stream{chunks: make(chan *chunk, streamDepth), quit: make(chan struct{}), done: make(chan struct{})}
-	go s.run(l, k, cur, limit)
+// startStream starts rendering the records of l from cur below limit;
+// perChunk is about how many records fill a chunk.
+func startStream(l partlog.Log, k kind, cur cursor, limit, perChunk int64) *stream {
+	s := &stream{quit: make(chan struct{})}
+	span := max(perChunk, 1) * rangeChunks
+	for j := range streamLanes {
+		ch := make(chan *chunk, rangeChunks+1)
+		s.lanes = append(s.lanes, ch)
+		s.wg.Add(1)
+		go s.lane(ch, j, l, k, cur, limit, span)
+	}
 	return s
 }
 
-func (s *stream) run(l partlog.Log, k kind, cur cursor, limit int64) {
-	defer close(s.done)
-	defer close(s.chunks)
+// lane renders ranges j, j+streamLanes, ... of span offsets each from
+// first (range 0 from first itself, which may be inside a record).
+func (s *stream) lane(ch chan *chunk, j int, l partlog.Log, k kind, first cursor, limit, span int64) {
+	defer s.wg.Done()
+	defer close(ch)
+	for i := int64(j); ; i += streamLanes {
+		cur := cursor{off: first.off + i*span}
+		if i == 0 {
+			cur = first
+		} else if cur.off >= limit {
+			return
+		}
+		end := min(cur.off+span, limit)
+		if !s.renderRange(ch, l, k, cur, end, end == limit) {
+			return
+		}
+	}
+}
+
+// renderRange renders [cur, end) into chunks sent to ch; its final chunk
+// has rangeEnd set, and last when the range ends the stream (or failed).
+// It returns false when the lane is done.
+func (s *stream) renderRange(ch chan *chunk, l partlog.Log, k kind, cur cursor, end int64, final bool) bool {
 	c := newChunk()
 	o := renderOut{dst: *c.buf}
 	o.flush = func(o *renderOut, at cursor) bool {
 		c.data, c.cur = o.dst[:o.n], at
-		if !s.send(c) {
+		if !s.send(ch, c) {
 			return false
 		}
 		c = newChunk()
 		o.dst, o.n = *c.buf, 0
 		return true
 	}
-	err := s.render(l, k, &cur, limit, &o)
-	c.data, c.cur, c.err, c.last = o.dst[:o.n], cur, err, true
-	s.send(c)
+	err := s.render(l, k, &cur, end, &o)
+	c.data, c.cur, c.err, c.rangeEnd = o.dst[:o.n], cur, err, true
+	c.last = final || err != nil
+	return s.send(ch, c) && !c.last
 }
 
 // render is readStream with a panic turned into an error.
@@ -141,7 +181,7 @@ func (s *stream) render(l partlog.Log, k kind, cur *cursor, limit int64, o *rend
 
 // send hands c to the reader; false (and c released) once the reader
 // has stopped the stream.
-func (s *stream) send(c *chunk) bool {
+func (s *stream) send(ch chan *chunk, c *chunk) bool {
 	select {
 	case <-s.quit:
 		c.unref()
@@ -149,7 +189,7 @@ func (s *stream) send(c *chunk) bool {
 	default:
 	}
 	select {
-	case s.chunks <- c:
+	case ch <- c:
 		return true
 	case <-s.quit:
 		c.unref()
@@ -157,15 +197,32 @@ func (s *stream) send(c *chunk) bool {
 	}
 }
 
-// next waits for the next chunk; nil after the last.
-func (s *stream) next() *chunk { return <-s.chunks }
+// next waits for the next chunk with data, or the last one; nil if the
+// stream ended without one (it does not).
+func (s *stream) next() *chunk {
+	for {
+		c, ok := <-s.lanes[s.at]
+		if !ok {
+			return nil
+		}
+		if c.rangeEnd && !c.last {
+			s.at = (s.at + 1) % len(s.lanes)
+		}
+		if len(c.data) > 0 || c.last {
+			return c
+		}
+		c.unref() // an empty range (tombstones, or records gone)
+	}
+}
 
 // stop ends the stream, releases the chunks it rendered and not
-// delivered, and waits for its goroutine.
+// delivered, and waits for its goroutines.
 func (s *stream) stop() {
 	close(s.quit)
-	for c := range s.chunks {
-		c.unref()
+	for _, ch := range s.lanes {
+		for c := range ch {
+			c.unref()
+		}
 	}
-	<-s.done
+	s.wg.Wait()
 }

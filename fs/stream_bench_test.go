@@ -37,10 +37,10 @@ func benchStream(b *testing.B, k kind) {
 			b.Fatal(err)
 		}
 	}
-	size := 0
+	size, per := 0, recordsPerChunk(l, k)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := startStream(l, k, cursor{}, l.EndOffset())
+		s := startStream(l, k, cursor{}, l.EndOffset(), per)
 		size = 0
 		for c := s.next(); c != nil; c = s.next() {
 			size += len(c.data)

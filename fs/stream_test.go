@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/partfs/partfs/partlog"
@@ -71,6 +72,14 @@ func fillStreamLog(t *testing.T, st *memlog.Store) (partlog.Log, []record.Record
 	return l, all
 }
 
+// recordsPerChunk is how many records from the start of l fill a chunk,
+// as a reader's first rendering finds it.
+func recordsPerChunk(l partlog.Log, k kind) int64 {
+	cur := cursor{}
+	_ = readStream(l, k, &cur, l.EndOffset(), &renderOut{dst: make([]byte, maxAhead)})
+	return cur.off
+}
+
 // renderAll is the expected stream: every record rendered, in order, with
 // the stream position where each record starts.
 func renderAll(k kind, recs []record.Record) ([]byte, map[int64]int) {
@@ -99,20 +108,22 @@ func TestStreamMatchesRendering(t *testing.T) {
 			return start[c.off] + c.skip
 		}
 		for _, c := range []struct {
-			from  cursor
-			limit int64
+			from     cursor
+			limit    int64
+			perChunk int64
 		}{
-			{cursor{}, end},
-			{cursor{off: 7, skip: 3}, end},
-			{cursor{off: 20500, skip: 1000}, end},
-			{cursor{off: 100}, 40000},
+			{cursor{}, end, recordsPerChunk(l, k)},
+			{cursor{off: 7, skip: 3}, end, 1},
+			{cursor{off: 20500, skip: 1000}, end, 37},
+			{cursor{off: 100}, 40000, 5000},
+			{cursor{off: 100}, 40000, 100000},
 		} {
-			name := fmt.Sprintf("%v from %+v to %d", k, c.from, c.limit)
+			name := fmt.Sprintf("%v from %+v to %d by %d", k, c.from, c.limit, c.perChunk)
 			from, to := posOf(c.from), len(want)
 			if c.limit < end {
 				to = start[c.limit]
 			}
-			s := startStream(l, k, c.from, c.limit)
+			s := startStream(l, k, c.from, c.limit, c.perChunk)
 			var got []byte
 			for ch := s.next(); ch != nil; ch = s.next() {
 				got = append(got, ch.data...)
@@ -139,7 +150,7 @@ func TestStreamMatchesRendering(t *testing.T) {
 // (TestMain checks for leaks) and releases the chunks it had ready.
 func TestStreamStop(t *testing.T) {
 	l, recs := streamLog(t)
-	s := startStream(l, plainKind, cursor{}, recs[len(recs)-1].Offset+1)
+	s := startStream(l, plainKind, cursor{}, recs[len(recs)-1].Offset+1, 100)
 	c := s.next()
 	if c == nil || c.last || len(c.data) == 0 {
 		t.Fatalf("first chunk %+v", c)
@@ -148,10 +159,11 @@ func TestStreamStop(t *testing.T) {
 	c.unref()
 }
 
-// failingLog fails (or panics) in Read once n records were passed on.
+// failingLog fails (or panics) in Read once n records were passed on
+// (by all its readers together).
 type failingLog struct {
 	partlog.Log
-	n     int
+	n     atomic.Int64
 	panic bool
 }
 
@@ -160,14 +172,13 @@ var errInjected = errors.New("injected read failure")
 func (f *failingLog) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
 	var err error
 	e := f.Log.Read(seg, from, func(r *record.Record) bool {
-		if f.n == 0 {
+		if f.n.Add(-1) < 0 {
 			if f.panic {
 				panic("injected")
 			}
 			err = errInjected
 			return false
 		}
-		f.n--
 		return fn(r)
 	})
 	if err != nil {
@@ -182,8 +193,9 @@ func TestStreamError(t *testing.T) {
 	l, recs := streamLog(t)
 	want, start := renderAll(plainKind, recs)
 	for _, p := range []bool{false, true} {
-		fl := &failingLog{Log: l, n: 30000, panic: p}
-		s := startStream(fl, plainKind, cursor{}, recs[len(recs)-1].Offset+1)
+		fl := &failingLog{Log: l, panic: p}
+		fl.n.Store(30000)
+		s := startStream(fl, plainKind, cursor{}, recs[len(recs)-1].Offset+1, 1000)
 		var got []byte
 		var last *chunk
 		for c := s.next(); c != nil; c = s.next() {
