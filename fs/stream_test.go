@@ -15,8 +15,8 @@ import (
 )
 
 // streamLog is a log of several segments whose records vary in size:
-// empty values, tombstones, headers, non-UTF-8 bytes and two records
-// larger than a whole chunk. It returns the records too.
+// empty values, tombstones (also 500 in a row), headers, non-UTF-8 bytes
+// and two records larger than a whole chunk. It returns the records too.
 func streamLog(t *testing.T) (partlog.Log, []record.Record) {
 	t.Helper()
 	st := memlog.New(streamLogOptions)
@@ -53,6 +53,11 @@ func fillStreamLog(t *testing.T, st *memlog.Store) (partlog.Log, []record.Record
 				r.Value = []byte(strings.Repeat(string(rune('a'+n%26)), rng.Intn(300)))
 			}
 			recs = append(recs, r)
+		}
+		if b == 30 { // a stretch longer than small ranges: empty ranges in plain
+			for i := 100; i < 600; i++ {
+				recs[i].Value = nil
+			}
 		}
 		if b == 20 || b == 21 {
 			recs[500].Value = bytes.Repeat([]byte("B"), 2*maxAhead+12345)
