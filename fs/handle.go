@@ -105,8 +105,8 @@ const (
 // renderings come back full gets a stream, so rendering overlaps the
 // kernel round trips. REQUIRES: mu held.
 func (h *viewHandle) fillAhead(want int) error {
-	h.releaseAhead()
 	if h.st != nil {
+		h.releaseAhead()
 		c := h.st.next()
 		if c != nil && !c.last {
 			h.ahead, h.cur = c, c.cur
@@ -126,7 +126,7 @@ func (h *viewHandle) fillAhead(want int) error {
 		}
 	}
 	size := min(max(want, minAhead, 2*h.fill), maxAhead)
-	c := newChunk()
+	c := h.reuseAhead(size)
 	o := renderOut{dst: (*c.buf)[:size], buf: h.buf}
 	from := h.cur.off
 	err := readStream(h.n.p.log, h.n.k, &h.cur, h.limit, &o)
@@ -154,6 +154,19 @@ func (h *viewHandle) streamEnd(err error) error {
 		h.n.lg.WithError(err).Debug("read-ahead stopped early; the error comes with the next read")
 	}
 	return nil
+}
+
+// reuseAhead returns h.ahead for a new rendering of size bytes when no
+// reply holds it any more and it is large enough (random readers render
+// into one buffer), or else a new chunk. REQUIRES: mu held.
+func (h *viewHandle) reuseAhead(size int) *chunk {
+	// Replies take references only under mu: one reference means none.
+	if c := h.ahead; c != nil && c.refs.Load() == 1 && cap(*c.buf) >= size {
+		h.ahead = nil
+		return c
+	}
+	h.releaseAhead()
+	return newChunk(size)
 }
 
 // releaseAhead lets go of the current chunk (replies in flight keep it).

@@ -26,24 +26,35 @@ type chunk struct {
 	refs     atomic.Int32
 }
 
-// chunkBufs holds rendering buffers of maxAhead bytes. A buffer whose reply
-// go-fuse never completes (a reply it suppresses) is left to the GC.
+// chunkBufs holds rendering buffers of maxAhead bytes, the size of every
+// chunk of a stream. A buffer whose reply go-fuse never completes (a
+// reply it suppresses) is left to the GC.
 var chunkBufs = sync.Pool{New: func() any {
 	b := make([]byte, maxAhead)
 	return &b
 }}
 
-// newChunk returns a chunk with an empty buffer and one reference.
-func newChunk() *chunk {
-	c := &chunk{buf: chunkBufs.Get().(*[]byte)}
+// newChunk returns a chunk with an empty buffer of size bytes and one
+// reference.
+func newChunk(size int) *chunk {
+	var b *[]byte
+	if size == maxAhead {
+		b = chunkBufs.Get().(*[]byte)
+	} else {
+		s := make([]byte, size)
+		b = &s
+	}
+	c := &chunk{buf: b}
 	c.refs.Store(1)
 	return c
 }
 
-// unref drops one reference; the last returns the buffer.
+// unref drops one reference; the last returns a pooled buffer.
 func (c *chunk) unref() {
 	if c.refs.Add(-1) == 0 {
-		chunkBufs.Put(c.buf)
+		if cap(*c.buf) == maxAhead {
+			chunkBufs.Put(c.buf)
+		}
 		c.buf, c.data = nil, nil
 	}
 }
@@ -150,14 +161,14 @@ func (s *stream) lane(ch chan *chunk, j int, l partlog.Log, k kind, first cursor
 // has rangeEnd set, and last when the range ends the stream (or failed).
 // It returns false when the lane is done.
 func (s *stream) renderRange(ch chan *chunk, l partlog.Log, k kind, cur cursor, end int64, final bool) bool {
-	c := newChunk()
+	c := newChunk(maxAhead)
 	o := renderOut{dst: *c.buf}
 	o.flush = func(o *renderOut, at cursor) bool {
 		c.data, c.cur = o.dst[:o.n], at
 		if !s.send(ch, c) {
 			return false
 		}
-		c = newChunk()
+		c = newChunk(maxAhead)
 		o.dst, o.n = *c.buf, 0
 		return true
 	}

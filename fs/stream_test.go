@@ -248,7 +248,7 @@ func TestSequentialReadsThroughTheMount(t *testing.T) {
 // TestChunkReplies: replies are slices of the chunk without copies; the
 // buffer stays referenced until the handle and every reply let it go.
 func TestChunkReplies(t *testing.T) {
-	c := newChunk()
+	c := newChunk(maxAhead)
 	c.data = (*c.buf)[:10]
 	copy(c.data, "0123456789")
 	r1, n1 := c.reply(4)
@@ -269,5 +269,32 @@ func TestChunkReplies(t *testing.T) {
 	r2.Done()
 	if c.refs.Load() != 0 || c.buf != nil {
 		t.Fatalf("refs %d after the last release", c.refs.Load())
+	}
+}
+
+// TestReuseAhead: a handle renders again into its buffer only when no
+// reply holds it and it is large enough.
+func TestReuseAhead(t *testing.T) {
+	h := &viewHandle{}
+	h.ahead = newChunk(minAhead)
+	h.ahead.data = (*h.ahead.buf)[:100]
+	r, _ := h.ahead.reply(10)
+	held := h.ahead
+	if c := h.reuseAhead(minAhead); c == held || held.buf == nil {
+		t.Fatalf("the buffer of a reply in flight was reused")
+	} else {
+		h.ahead = c
+	}
+	r.Done()
+	if held.refs.Load() != 0 {
+		t.Errorf("refs %d after the handle and the reply let go", held.refs.Load())
+	}
+	c := h.ahead
+	if h.reuseAhead(minAhead) != c {
+		t.Errorf("an idle buffer was not reused")
+	}
+	h.ahead = c
+	if h.reuseAhead(2*minAhead) == c || c.buf != nil {
+		t.Errorf("a small buffer was reused for a larger rendering, or not released")
 	}
 }
