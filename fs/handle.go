@@ -132,11 +132,13 @@ func (h *viewHandle) fillAhead(want int) error {
 	err := readStream(h.n.p.log, h.n.k, &h.cur, h.limit, &o)
 	h.buf, c.data, h.ahead = o.buf, o.dst[:o.n], c
 	// Grow only while renderings come back full: a follower reading a
-	// few new records at a time keeps a small buffer.
+	// few new records at a time keeps a small buffer. A reader that came
+	// back for a second full maxAhead gets a stream (`head` does not).
+	again := h.fill == maxAhead
 	h.fill = 0
 	if o.n > size/2 {
 		h.fill = size
-		if err == nil && size == maxAhead {
+		if err == nil && size == maxAhead && again {
 			h.st = startStream(h.n.p.log, h.n.k, h.cur, h.limit, h.cur.off-from)
 		}
 	}
