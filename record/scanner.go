@@ -157,13 +157,22 @@ func (s *Scanner) window(pos, n int64) ([]byte, error) {
 	}
 	want := min(max(n, s.chunk), s.end-pos)
 	s.chunk = min(2*s.chunk, maxChunk)
-	if int64(cap(s.buf)) < want {
-		s.buf = make([]byte, want)
+	// Bytes from pos on that the window holds already (a batch whose
+	// header came with the last read) move to the front, not read again.
+	held := s.buf[:0]
+	if off >= 0 && off < int64(len(s.buf)) {
+		held = s.buf[off:]
 	}
-	s.buf = s.buf[:want]
+	buf := s.buf
+	if int64(cap(buf)) < want {
+		buf = make([]byte, want)
+	}
+	buf = buf[:want]
+	keep := copy(buf, held)
 	s.bufPos = pos
-	got, err := s.r.ReadAt(s.buf, pos)
-	s.buf = s.buf[:got]
+	got, err := s.r.ReadAt(buf[keep:], pos+int64(keep))
+	got += keep
+	s.buf = buf[:got]
 	if got >= int(n) {
 		return s.buf[:n], nil
 	}
