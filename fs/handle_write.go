@@ -171,16 +171,20 @@ func (p *part) append(recs []record.Record) error {
 	if p.fsys.ro {
 		return fmt.Errorf("append to %s-%d: %w", p.log.Topic(), p.log.Partition(), partlog.ErrReadOnly)
 	}
+	m := measure(recs)
+	defer m.release()
 	first, err := p.log.Append(recs)
 	if err != nil {
 		return err
 	}
-	p.ly.noteAppend(first, recs, p.fsys.opt.Now().UnixMilli())
-	bytes := 0
-	for i := range recs {
-		bytes += len(recs[i].Value)
+	fields, values, err := m.wait()
+	if err != nil {
+		p.lg.WithError(err).Error("position bookkeeping left to a later scan")
 	}
-	p.fsys.opt.Metrics.Appended(p.log.Topic(), p.log.Partition(), bytes, len(recs))
-	p.lg.WithFields(logrus.Fields{"offset": first, "records": len(recs)}).Trace("appended")
+	p.ly.noteAppend(first, recs, fields, p.fsys.opt.Now().UnixMilli())
+	p.fsys.opt.Metrics.Appended(p.log.Topic(), p.log.Partition(), values, len(recs))
+	if p.lg.Logger.IsLevelEnabled(logrus.TraceLevel) {
+		p.lg.WithFields(logrus.Fields{"offset": first, "records": len(recs)}).Trace("appended")
+	}
 	return nil
 }

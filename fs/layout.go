@@ -154,7 +154,7 @@ func (ly *layout) scan(s *segInfo, upTo int64) error {
 		if r.Offset >= upTo {
 			return false
 		}
-		ly.add(s, r)
+		s.add(r.Offset, plainLen(r), jsonLen(r)+1)
 		return true
 	})
 	if err != nil {
@@ -168,15 +168,16 @@ func (ly *layout) scan(s *segInfo, upTo int64) error {
 	return nil
 }
 
-// add accounts for one record of s. REQUIRES: mu held.
-func (ly *layout) add(s *segInfo, r *record.Record) {
+// add accounts for the record at offset off, rendered in plain and json
+// bytes (line ends included). REQUIRES: the layout's mu held.
+func (s *segInfo) add(off, plain, json int64) {
 	if s.length[0]-s.lastCk[0] >= ckptEvery || s.length[1]-s.lastCk[1] >= ckptEvery {
-		s.ckpts = append(s.ckpts, ckpt{off: r.Offset, pos: s.length})
+		s.ckpts = append(s.ckpts, ckpt{off: off, pos: s.length})
 		s.lastCk = s.length
 	}
-	s.length[plainKind] += plainLen(r)
-	s.length[jsonKind] += jsonLen(r) + 1
-	s.next = r.Offset + 1
+	s.length[plainKind] += plain
+	s.length[jsonKind] += json
+	s.next = off + 1
 }
 
 func plainLen(r *record.Record) int64 {
@@ -216,8 +217,12 @@ func (ly *layout) end(k kind) (int64, error) {
 // later scan reads them. Timestamps <= 0 were set to now by the log
 // (13 digits, as is any epoch-ms time between 2001 and 2286); a record
 // with a timestamp of another width is left to the scan, as the log may
-// replace it (LogAppendTime).
-func (ly *layout) noteAppend(first int64, recs []record.Record, now int64) {
+// replace it (LogAppendTime). fields[i] is record.JSONFieldsLen(&recs[i]);
+// nil leaves the records to the scan.
+func (ly *layout) noteAppend(first int64, recs []record.Record, fields []int64, now int64) {
+	if fields == nil {
+		return
+	}
 	for i := range recs {
 		if ts := recs[i].Timestamp; ts > 0 && digits(ts) != digits(now) {
 			return
@@ -239,12 +244,12 @@ func (ly *layout) noteAppend(first int64, recs []record.Record, now int64) {
 		return
 	}
 	for i := range recs {
-		r := recs[i]
-		r.Offset = first + int64(i)
-		if r.Timestamp <= 0 {
-			r.Timestamp = now
+		r := &recs[i]
+		off, ts := first+int64(i), r.Timestamp
+		if ts <= 0 {
+			ts = now
 		}
-		ly.add(s, &r)
+		s.add(off, plainLen(r), record.JSONLenAt(fields[i], off, ts)+1)
 	}
 	ly.dirty = true
 }

@@ -9,8 +9,20 @@ import (
 // JSONLen is len(AppendJSON(nil, r)), counted without rendering (the
 // filesystem sizes its .jsonl views with it on every append).
 func JSONLen(r *Record) int64 {
+	return JSONLenAt(JSONFieldsLen(r), r.Offset, r.Timestamp)
+}
+
+// JSONLenAt is JSONLen of a record at offset and timestamp whose
+// JSONFieldsLen is fields. It lets the filesystem measure records before
+// the log has assigned their offsets.
+func JSONLenAt(fields, offset, timestamp int64) int64 {
+	return fields + decimalLen(offset) + decimalLen(timestamp)
+}
+
+// JSONFieldsLen is the part of JSONLen(r) that depends on neither r.Offset
+// nor r.Timestamp.
+func JSONFieldsLen(r *Record) int64 {
 	n := int64(len(`{"offset":,"timestamp":,"headers":[]}`))
-	n += decimalLen(r.Offset) + decimalLen(r.Timestamp)
 	n += fieldLen("key", r.Key) + fieldLen("value", r.Value)
 	for i := range r.Headers {
 		if i > 0 {

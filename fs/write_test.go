@@ -1,0 +1,231 @@
+package fs
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/partfs/partfs/internal/testutil"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/partlog/memlog"
+	"github.com/partfs/partfs/record"
+)
+
+// writeHandle opens a writable handle of kind k on partition 0 of a new
+// topic of st, without a mount. Its layout is synced, as an open does.
+func writeHandle(t testing.TB, st partlog.Store, k kind) *viewHandle {
+	t.Helper()
+	if err := st.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	fsys := New(Options{Store: st, Logger: testutil.NewLogger().Entry})
+	p, err := fsys.part("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncLayout(t, p.ly)
+	return &viewHandle{n: &viewNode{p: p, k: k, lg: p.lg, writable: true}}
+}
+
+// wrapLog puts w around the handle's log, with a new layout over it.
+func wrapLog(t testing.TB, h *viewHandle, w func(partlog.Log) partlog.Log) {
+	p := h.n.p
+	p.log = w(p.log)
+	p.ly = newLayout(p.log, p.lg)
+	syncLayout(t, p.ly)
+}
+
+// readCounter counts the records read back from a log.
+type readCounter struct {
+	partlog.Log
+	reads int
+}
+
+func (r *readCounter) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
+	return r.Log.Read(seg, from, func(rec *record.Record) bool {
+		r.reads++
+		return fn(rec)
+	})
+}
+
+func syncLayout(t testing.TB, ly *layout) {
+	t.Helper()
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	release, err := ly.sync()
+	release()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scannedSegs is the bookkeeping of every segment of l as a fresh layout
+// computes it by reading the records back.
+func scannedSegs(t *testing.T, l partlog.Log) []*segInfo {
+	t.Helper()
+	ly := &layout{log: l, lg: testutil.NewLogger().Entry}
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	release, err := ly.sync()
+	defer release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ly.segs {
+		if err := ly.scan(s, s.snap.Next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ly.segs
+}
+
+// sameBookkeeping fails unless the bookkeeping that appends kept equals
+// what a scan of the log computes: lengths, checkpoints, starts.
+func sameBookkeeping(t *testing.T, ly *layout) {
+	t.Helper()
+	ly.mu.Lock()
+	release, err := ly.sync()
+	if err == nil {
+		for _, s := range ly.segs {
+			if err = ly.scan(s, s.snap.Next); err != nil {
+				break
+			}
+		}
+	}
+	release()
+	got := ly.segs
+	ly.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scannedSegs(t, ly.log)
+	if len(got) != len(want) {
+		t.Fatalf("%d segments, scan has %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.start != w.start || g.next != w.next || g.length != w.length || g.lastCk != w.lastCk {
+			t.Fatalf("segment %d: appends kept start %v next %d length %v lastCk %v; scan: %v %d %v %v",
+				w.base, g.start, g.next, g.length, g.lastCk, w.start, w.next, w.length, w.lastCk)
+		}
+		if !slices.Equal(g.ckpts, w.ckpts) {
+			t.Fatalf("segment %d: appends kept checkpoints %v\nscan: %v", w.base, g.ckpts, w.ckpts)
+		}
+	}
+}
+
+// variedLines is n lines of varied lengths and bytes: plain ASCII mostly,
+// with quotes, backslashes, control bytes, UTF-8 (U+2028 too), invalid
+// UTF-8 and empty lines.
+func variedLines(rng *rand.Rand, n int) string {
+	odd := []string{`"`, `\`, "\t", "\r", "\x01", "\x7f", "é", "\u2028", "\xff", "\xc3"}
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, "%d %s", i, strings.Repeat("x", rng.IntN(300)))
+		if rng.IntN(4) == 0 {
+			sb.WriteString(odd[rng.IntN(len(odd))])
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// TestAppendBookkeepingMatchesScan: what appends note of positions (large
+// writes measured aside, small ones in line, partial lines carried over)
+// equals what a scan of the log reads back, and nothing was read back.
+// After a roll, the scan fills in what appends could not note.
+func TestAppendBookkeepingMatchesScan(t *testing.T) {
+	st := memlog.New(memlog.Options{})
+	h := writeHandle(t, st, plainKind)
+	rc := &readCounter{}
+	wrapLog(t, h, func(l partlog.Log) partlog.Log { rc.Log = l; return rc })
+	// memlog creates the first segment at the first append; a sync (an
+	// open, a stat) must see it before appends can be noted.
+	if _, errno := h.Write(context.Background(), []byte("first\n"), 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	syncLayout(t, h.n.p.ly)
+	rng := rand.New(rand.NewPCG(3, 4))
+	writeInPieces := func(data []byte) {
+		for len(data) > 0 {
+			n := min(len(data), []int{1, 100, 5000, 1 << 20}[rng.IntN(4)])
+			if _, errno := h.Write(context.Background(), data[:n], 0); errno != 0 {
+				t.Fatal(errno)
+			}
+			data = data[n:]
+		}
+	}
+	writeInPieces([]byte(variedLines(rng, 20000)))
+	if end := endOf(t, h.n.p.ly, jsonKind); rc.reads != 0 || end == 0 {
+		t.Fatalf("%d records read back after appends (end %d)", rc.reads, end)
+	}
+	sameBookkeeping(t, h.n.p.ly)
+	if err := st.SetTopicConfig("t", []partlog.KV{{Key: "segment.bytes", Value: "1000000"}}); err != nil {
+		t.Fatal(err)
+	}
+	writeInPieces([]byte(variedLines(rng, 20000)))
+	if n := len(scannedSegs(t, h.n.p.log)); n < 3 {
+		t.Fatalf("%d segments, want several", n)
+	}
+	sameBookkeeping(t, h.n.p.ly)
+}
+
+// TestJSONLAppendBookkeepingMatchesScan: the same for log.jsonl writes with
+// keys, headers and timestamps (of 13 digits and of others, which the
+// bookkeeping leaves to the scan).
+func TestJSONLAppendBookkeepingMatchesScan(t *testing.T) {
+	st := memlog.New(memlog.Options{})
+	h := writeHandle(t, st, jsonKind)
+	var sb strings.Builder
+	for i := 0; i < 3000; i++ {
+		ts := []string{"", `,"timestamp":1764410400000`, `,"timestamp":5`}[i%3]
+		fmt.Fprintf(&sb, `{"key":"k%d","value":"v\"%d\u2028","headers":[["h",{"b64":"/w=="}]]%s}`+"\n", i, i, ts)
+		if i%1000 == 999 {
+			if _, errno := h.Write(context.Background(), []byte(sb.String()), 0); errno != 0 {
+				t.Fatal(errno)
+			}
+			sb.Reset()
+			sameBookkeeping(t, h.n.p.ly)
+		}
+	}
+}
+
+// sinkLog is a partition log whose appends only advance its end offset, so
+// that BenchmarkWriteMiB measures the filesystem's share of a write.
+type sinkLog struct {
+	partlog.Log
+	end int64
+}
+
+func (l *sinkLog) Append(recs []record.Record) (int64, error) {
+	first := l.end
+	l.end += int64(len(recs))
+	return first, nil
+}
+
+func (l *sinkLog) Segments() ([]partlog.Segment, func()) {
+	return []partlog.Segment{{Next: l.end, Size: l.end, MaxTimestamp: -1, ID: 1}}, func() {}
+}
+
+// BenchmarkWriteMiB: a 1 MiB write of 101-byte lines into log, as `cat`
+// sends it, without the FUSE round trip or the log's own append.
+func BenchmarkWriteMiB(b *testing.B) {
+	st := memlog.New(memlog.Options{})
+	h := writeHandle(b, st, plainKind)
+	wrapLog(b, h, func(l partlog.Log) partlog.Log { return &sinkLog{Log: l} })
+	var sb strings.Builder
+	for i := 0; sb.Len() < 1<<20; i++ {
+		fmt.Fprintf(&sb, "%010d%s\n", i, strings.Repeat("abcdefghij", 9))
+	}
+	data := []byte(sb.String()[:1<<20])
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, errno := h.Write(context.Background(), data, 0); errno != 0 {
+			b.Fatal(errno)
+		}
+	}
+}
