@@ -177,12 +177,12 @@ func (p *part) append(recs []record.Record) error {
 	if err != nil {
 		return err
 	}
-	fields, values, err := m.wait()
-	if err != nil {
+	if err := m.wait(); err != nil {
 		p.lg.WithError(err).Error("position bookkeeping left to a later scan")
+	} else {
+		p.ly.noteAppend(first, m, p.fsys.opt.Now().UnixMilli())
 	}
-	p.ly.noteAppend(first, recs, fields, p.fsys.opt.Now().UnixMilli())
-	p.fsys.opt.Metrics.Appended(p.log.Topic(), p.log.Partition(), values, len(recs))
+	p.fsys.opt.Metrics.Appended(p.log.Topic(), p.log.Partition(), m.values, len(recs))
 	if p.lg.Logger.IsLevelEnabled(logrus.TraceLevel) {
 		p.lg.WithFields(logrus.Fields{"offset": first, "records": len(recs)}).Trace("appended")
 	}

@@ -211,22 +211,17 @@ func (ly *layout) end(k kind) (int64, error) {
 	return last.start[k] + last.length[k], nil
 }
 
-// noteAppend accounts for records just appended at offsets first.. so that
-// a stat after a write does not read them back. It only does so when they
-// surely landed right after what is known of the active segment; else a
-// later scan reads them. Timestamps <= 0 were set to now by the log
-// (13 digits, as is any epoch-ms time between 2001 and 2286); a record
-// with a timestamp of another width is left to the scan, as the log may
-// replace it (LogAppendTime). fields[i] is record.JSONFieldsLen(&recs[i]);
-// nil leaves the records to the scan.
-func (ly *layout) noteAppend(first int64, recs []record.Record, fields []int64, now int64) {
-	if fields == nil {
+// noteAppend accounts for records just appended at offsets first.. (as m
+// measured them) so that a stat after a write does not read them back. It
+// only does so when they surely landed right after what is known of the
+// active segment; else a later scan reads them. Timestamps <= 0 were set
+// to now by the log (13 digits, as is any epoch-ms time between 2001 and
+// 2286); a record with a timestamp of another width is left to the scan,
+// as the log may replace it (LogAppendTime). So every timestamp has as
+// many digits as now, and now stands in for each in the JSON length.
+func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
+	if m.maxTs > 0 && (digits(m.minTs) != digits(now) || digits(m.maxTs) != digits(now)) {
 		return
-	}
-	for i := range recs {
-		if ts := recs[i].Timestamp; ts > 0 && digits(ts) != digits(now) {
-			return
-		}
 	}
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
@@ -240,16 +235,18 @@ func (ly *layout) noteAppend(first int64, recs []record.Record, fields []int64, 
 	snap, release := ly.log.Segments()
 	last := snap[len(snap)-1]
 	release()
-	if last.Base != s.base || last.ID != s.id || last.Next < first+int64(len(recs)) {
+	if last.Base != s.base || last.ID != s.id || last.Next < first+int64(len(m.lens)) {
 		return
 	}
-	for i := range recs {
-		r := &recs[i]
-		off, ts := first+int64(i), r.Timestamp
-		if ts <= 0 {
-			ts = now
+	// The offset's and timestamp's share of a JSON length changes only
+	// where the offset gains a digit, rarely inside one append.
+	lo, hi := record.JSONLenAt(0, first, now), record.JSONLenAt(0, first+int64(len(m.lens))-1, now)
+	for i, l := range m.lens {
+		off, at := first+int64(i), lo
+		if lo != hi {
+			at = record.JSONLenAt(0, off, now)
 		}
-		s.add(off, plainLen(r), record.JSONLenAt(fields[i], off, ts)+1)
+		s.add(off, l.plain, l.fields+at+1)
 	}
 	ly.dirty = true
 }

@@ -12,15 +12,21 @@ import (
 // than it hides.
 const measureAsideMin = 512
 
-// measurement holds what the position bookkeeping needs of an append's
-// records before the log has given them offsets: record.JSONFieldsLen of
-// each, and the value bytes for the metrics. Measuring reads every byte of
-// every value; a large append is measured while the log writes it, on the
-// core that is otherwise idle while the writer waits for its write.
+// recLen is what the position bookkeeping needs of one record before the
+// log has given it an offset: its plain rendering's length (line end
+// included) and its record.JSONFieldsLen.
+type recLen struct{ plain, fields int64 }
+
+// measurement is what an append's records measure: every byte of every
+// value is read, so a large append is measured while the log writes it,
+// on the core that is otherwise idle while the writer waits for its
+// write. The bookkeeping then reads these figures, not the records.
 type measurement struct {
 	wg     sync.WaitGroup
-	fields []int64
-	values int
+	lens   []recLen
+	minTs  int64 // the smallest positive timestamp, 0 if none
+	maxTs  int64 // the largest timestamp
+	values int   // value bytes, for the metrics
 	err    error // a panic while measuring
 }
 
@@ -30,10 +36,10 @@ var measurements = sync.Pool{New: func() any { return new(measurement) }}
 // wait returns, and must call release once done with the figures.
 func measure(recs []record.Record) *measurement {
 	m := measurements.Get().(*measurement)
-	if cap(m.fields) < len(recs) {
-		m.fields = make([]int64, len(recs))
+	if cap(m.lens) < len(recs) {
+		m.lens = make([]recLen, len(recs))
 	}
-	m.fields = m.fields[:len(recs)]
+	m.lens = m.lens[:len(recs)]
 	if len(recs) < measureAsideMin {
 		m.run(recs)
 		return m
@@ -49,26 +55,30 @@ func measure(recs []record.Record) *measurement {
 // run measures recs. A panic is kept as an error: it must not take the
 // daemon down from a goroutine no handler guards.
 func (m *measurement) run(recs []record.Record) {
-	m.values, m.err = 0, nil
+	m.minTs, m.maxTs, m.values, m.err = 0, 0, 0, nil
 	defer func() {
 		if p := recover(); p != nil {
 			m.err = fmt.Errorf("measuring %d records: panic: %v", len(recs), p)
 		}
 	}()
 	for i := range recs {
-		m.fields[i] = record.JSONFieldsLen(&recs[i])
-		m.values += len(recs[i].Value)
+		r := &recs[i]
+		m.lens[i] = recLen{plainLen(r), record.JSONFieldsLen(r)}
+		m.values += len(r.Value)
+		if ts := r.Timestamp; ts > 0 {
+			if m.minTs == 0 || ts < m.minTs {
+				m.minTs = ts
+			}
+			m.maxTs = max(m.maxTs, ts)
+		}
 	}
 }
 
-// wait returns the JSONFieldsLen of each record (nil if measuring failed,
-// with the error) and the records' value bytes.
-func (m *measurement) wait() (fields []int64, values int, err error) {
+// wait waits for the measuring to end; an error means the figures are
+// incomplete.
+func (m *measurement) wait() error {
 	m.wg.Wait()
-	if m.err != nil {
-		return nil, m.values, m.err
-	}
-	return m.fields, m.values, nil
+	return m.err
 }
 
 // release waits for the measuring to end and recycles m.

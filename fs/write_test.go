@@ -174,22 +174,39 @@ func TestAppendBookkeepingMatchesScan(t *testing.T) {
 }
 
 // TestJSONLAppendBookkeepingMatchesScan: the same for log.jsonl writes with
-// keys, headers and timestamps (of 13 digits and of others, which the
-// bookkeeping leaves to the scan).
+// keys, headers and timestamps. Appends whose timestamps all have 13 digits
+// are noted (other than now's, too); one of another width leaves its
+// append to the scan.
 func TestJSONLAppendBookkeepingMatchesScan(t *testing.T) {
 	st := memlog.New(memlog.Options{})
 	h := writeHandle(t, st, jsonKind)
-	var sb strings.Builder
-	for i := 0; i < 3000; i++ {
-		ts := []string{"", `,"timestamp":1764410400000`, `,"timestamp":5`}[i%3]
-		fmt.Fprintf(&sb, `{"key":"k%d","value":"v\"%d\u2028","headers":[["h",{"b64":"/w=="}]]%s}`+"\n", i, i, ts)
-		if i%1000 == 999 {
-			if _, errno := h.Write(context.Background(), []byte(sb.String()), 0); errno != 0 {
-				t.Fatal(errno)
-			}
-			sb.Reset()
-			sameBookkeeping(t, h.n.p.ly)
+	rc := &readCounter{}
+	wrapLog(t, h, func(l partlog.Log) partlog.Log { rc.Log = l; return rc })
+	write := func(n int, ts ...string) {
+		t.Helper()
+		var sb strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&sb, `{"key":"k%d","value":"v\"%d\u2028","headers":[["h",{"b64":"/w=="}]]%s}`+"\n", i, i, ts[i%len(ts)])
 		}
+		if _, errno := h.Write(context.Background(), []byte(sb.String()), 0); errno != 0 {
+			t.Fatal(errno)
+		}
+	}
+	write(1, "")
+	syncLayout(t, h.n.p.ly)
+	write(1000, "", `,"timestamp":1764410400000`, `,"timestamp":9999999999999`, `,"timestamp":1000000000000`)
+	write(10, `,"timestamp":1764410400000`)
+	if end := endOf(t, h.n.p.ly, jsonKind); rc.reads != 0 || end == 0 {
+		t.Fatalf("%d records read back after appends (end %d)", rc.reads, end)
+	}
+	sameBookkeeping(t, h.n.p.ly)
+	for _, odd := range []string{`,"timestamp":5`, `,"timestamp":10000000000000`, `,"timestamp":999999999999`} {
+		rc.reads = 0
+		write(1000, "", `,"timestamp":1764410400000`, odd)
+		if endOf(t, h.n.p.ly, jsonKind); rc.reads != 1000 {
+			t.Fatalf("%s: %d records read back, want the append's 1000", odd, rc.reads)
+		}
+		sameBookkeeping(t, h.n.p.ly)
 	}
 }
 
@@ -227,5 +244,15 @@ func BenchmarkWriteMiB(b *testing.B) {
 		if _, errno := h.Write(context.Background(), data, 0); errno != 0 {
 			b.Fatal(errno)
 		}
+	}
+}
+
+// TestMeasurePanicIsAnError: a panic while measuring (here: more records
+// than room for their lengths) becomes an error, not a crash.
+func TestMeasurePanicIsAnError(t *testing.T) {
+	m := &measurement{lens: make([]recLen, 1)}
+	m.run(make([]record.Record, 2))
+	if err := m.wait(); err == nil {
+		t.Fatal("no error")
 	}
 }

@@ -13,8 +13,9 @@ func JSONLen(r *Record) int64 {
 }
 
 // JSONLenAt is JSONLen of a record at offset and timestamp whose
-// JSONFieldsLen is fields. It lets the filesystem measure records before
-// the log has assigned their offsets.
+// JSONFieldsLen is fields: fields plus the decimal lengths of offset and
+// timestamp. It lets the filesystem measure records before the log has
+// assigned their offsets.
 func JSONLenAt(fields, offset, timestamp int64) int64 {
 	return fields + decimalLen(offset) + decimalLen(timestamp)
 }
