@@ -225,17 +225,8 @@ func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
 	}
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
-	if len(ly.segs) == 0 {
-		return
-	}
-	s := ly.segs[len(ly.segs)-1]
-	if s.next != first {
-		return
-	}
-	snap, release := ly.log.Segments()
-	last := snap[len(snap)-1]
-	release()
-	if last.Base != s.base || last.ID != s.id || last.Next < first+int64(len(m.lens)) {
+	s := ly.tail(first, int64(len(m.lens)))
+	if s == nil {
 		return
 	}
 	// The offset's and timestamp's share of a JSON length changes only
@@ -249,4 +240,31 @@ func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
 		s.add(off, l.plain, l.fields+at+1)
 	}
 	ly.dirty = true
+}
+
+// tail returns the bookkeeping of the active segment if n records appended
+// at offset first surely landed right after what it accounts for, else
+// nil. When the log rolled to a new segment right before them, the
+// bookkeeping follows it there. REQUIRES: mu held.
+func (ly *layout) tail(first, n int64) *segInfo {
+	if len(ly.segs) == 0 || ly.segs[len(ly.segs)-1].next != first {
+		return nil
+	}
+	snap, release := ly.log.Segments()
+	last := snap[len(snap)-1]
+	release()
+	if last.Base == first && last.Base != ly.segs[len(ly.segs)-1].base {
+		release, err := ly.sync()
+		release()
+		if err != nil {
+			ly.lg.WithError(err).Warn("following a roll")
+			return nil
+		}
+		last = ly.segs[len(ly.segs)-1].snap
+	}
+	s := ly.segs[len(ly.segs)-1]
+	if last.Base != s.base || last.ID != s.id || last.Next < first+n || s.next != first {
+		return nil
+	}
+	return s
 }

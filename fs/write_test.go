@@ -135,8 +135,8 @@ func variedLines(rng *rand.Rand, n int) string {
 
 // TestAppendBookkeepingMatchesScan: what appends note of positions (large
 // writes measured aside, small ones in line, partial lines carried over)
-// equals what a scan of the log reads back, and nothing was read back.
-// After a roll, the scan fills in what appends could not note.
+// equals what a scan of the log reads back, and nothing was read back, not
+// even after the log rolled to new segments.
 func TestAppendBookkeepingMatchesScan(t *testing.T) {
 	st := memlog.New(memlog.Options{})
 	h := writeHandle(t, st, plainKind)
@@ -163,10 +163,14 @@ func TestAppendBookkeepingMatchesScan(t *testing.T) {
 		t.Fatalf("%d records read back after appends (end %d)", rc.reads, end)
 	}
 	sameBookkeeping(t, h.n.p.ly)
+	rc.reads = 0
 	if err := st.SetTopicConfig("t", []partlog.KV{{Key: "segment.bytes", Value: "1000000"}}); err != nil {
 		t.Fatal(err)
 	}
 	writeInPieces([]byte(variedLines(rng, 20000)))
+	if end := endOf(t, h.n.p.ly, jsonKind); rc.reads != 0 || end == 0 {
+		t.Fatalf("%d records read back after appends across rolls (end %d)", rc.reads, end)
+	}
 	if n := len(scannedSegs(t, h.n.p.log)); n < 3 {
 		t.Fatalf("%d segments, want several", n)
 	}
