@@ -16,7 +16,7 @@ import (
 
 // Write appends the complete lines of data (SPEC §4), ignoring off.
 func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
-	lg := h.n.lg.WithField("op", "write")
+	lg := h.n.lg // guard and fail name the op; no entry built per write
 	defer h.n.p.fsys.observe("write", time.Now(), &errno)
 	defer guard(lg, "write", &errno)
 	h.mu.Lock()
@@ -26,7 +26,7 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 		if bytes.IndexByte(data, '\n') >= 0 {
 			h.failed = nil
 		}
-		lg.WithError(err).Debug("rest of a refused line refused too")
+		lg.WithError(err).WithField("op", "write").Debug("rest of a refused line refused too")
 		return 0, toErrno(err)
 	}
 	if bytes.IndexByte(data, '\n') < 0 {
