@@ -23,6 +23,18 @@ func JSONLenAt(fields, offset, timestamp int64) int64 {
 // JSONFieldsLen is the part of JSONLen(r) that depends on neither r.Offset
 // nor r.Timestamp.
 func JSONFieldsLen(r *Record) int64 {
+	if r.Key == nil && len(r.Headers) == 0 && plainASCII(r.Value) {
+		return plainFieldsLen + int64(len(r.Value)) // a log line's record
+	}
+	return fieldsLen(r)
+}
+
+// plainFieldsLen is fieldsLen of a record with an empty plain value and no
+// key or headers; every plain value adds its length to it.
+var plainFieldsLen = fieldsLen(&Record{Value: []byte{}})
+
+// fieldsLen is JSONFieldsLen(r), every case.
+func fieldsLen(r *Record) int64 {
 	n := int64(len(`{"offset":,"timestamp":,"headers":[]}`))
 	n += fieldLen("key", r.Key) + fieldLen("value", r.Value)
 	for i := range r.Headers {

@@ -3,6 +3,7 @@ package record
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -50,6 +51,16 @@ func TestJSONLenAtVaried(t *testing.T) {
 		checkJSONLenAt(t, r, []int64{rng.Int64(), -rng.Int64N(1e6)}, []int64{rng.Int64N(1e13), -1})
 	}
 	checkJSONLenAt(t, Record{Value: []byte("line")}, edgeInts, edgeInts)
+	// Log lines (no key, no headers) of every length around the word
+	// sizes, plain or with one byte to escape at the end.
+	for n := 0; n <= 70; n++ {
+		for _, last := range []string{"", "~", "\x7f", `"`, "\x1f", "\xc3\xa9", "\xff"} {
+			v := []byte(strings.Repeat("a", n) + last)
+			checkJSONLenAt(t, Record{Value: v}, []int64{12345}, []int64{1764410400000})
+			checkJSONLenAt(t, Record{Value: v, Headers: []Header{}}, []int64{1}, []int64{-1})
+		}
+	}
+	checkJSONLenAt(t, Record{}, []int64{0}, []int64{0})
 }
 
 // FuzzJSONLenAt: JSONFieldsLen does not depend on the offset or timestamp.
