@@ -68,9 +68,9 @@ func TestRecordPrefixMalformed(t *testing.T) {
 		want string
 	}{
 		{[]byte{}, "bad record length"},
-		{[]byte{0x01, 0, 0, 0}, "bad record length"},                                 // length -1
-		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "bad record length"},             // varint too long
-		{[]byte{0x02, 0}, "bad timestamp delta varint"},                               // body of one byte
+		{[]byte{0x01, 0, 0, 0}, "bad record length"},                      // length -1
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "bad record length"}, // varint too long
+		{[]byte{0x02, 0}, "bad timestamp delta varint"},                   // body of one byte
 		{[]byte{0x0a, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "bad timestamp delta varint"},
 		{[]byte{0x0a, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x7f}, "bad offset delta varint"}, // beyond int32
 		{[]byte{0x0a, 0, 0, 0x0a, 0, 0, 0, 0}, "offset delta 5 outside the batch's [0, 3]"},
