@@ -124,7 +124,7 @@ func (s *Scanner) nextBatch() error {
 	if err != nil {
 		return err
 	}
-	if err := checkCRC(&h, raw, s.file, s.pos); err != nil {
+	if err := CheckCRC(&h, raw, s.file, s.pos); err != nil {
 		return err
 	}
 	s.batch = Batch{Header: h, Pos: s.pos, Raw: raw, File: s.file}
@@ -132,8 +132,10 @@ func (s *Scanner) nextBatch() error {
 	return nil
 }
 
-// checkCRC verifies a V2 batch's CRC-32C or a legacy message's CRC-32.
-func checkCRC(h *BatchHeader, raw []byte, file string, pos int64) error {
+// CheckCRC verifies the CRC of a whole batch raw whose header is h: a V2
+// batch's CRC-32C over attributes..end, a legacy message's CRC-32 over
+// magic..end. A mismatch is a *CorruptionError naming file and pos.
+func CheckCRC(h *BatchHeader, raw []byte, file string, pos int64) error {
 	var got uint32
 	if h.Magic >= 2 {
 		got = crc32.Checksum(raw[21:], castagnoli)
