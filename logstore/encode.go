@@ -2,7 +2,6 @@ package logstore
 
 import (
 	"fmt"
-	"math/bits"
 	"time"
 
 	"github.com/partfs/partfs/partlog"
@@ -167,55 +166,17 @@ func (l *Log) planBatches(recs []record.Record, limit, defTs int64) int64 {
 	for i := range recs {
 		r := &recs[i]
 		ts := record.TimestampOf(r, defTs)
-		n := recordSize(r, ts-baseTs, int64(i-start))
+		n := record.RecordSize(r, ts-baseTs, int64(i-start))
 		if size+n > limit && i > start {
 			l.cuts = append(l.cuts, i)
 			total += size
 			start, baseTs = i, ts
-			size, n = record.BatchHeaderSize, recordSize(r, 0, 0)
+			size, n = record.BatchHeaderSize, record.RecordSize(r, 0, 0)
 		}
 		size += n
 	}
 	l.cuts = append(l.cuts, len(recs))
 	return total + size
-}
-
-// recordSize is the encoded size of r in a V2 records area: the length
-// varint and the body (docs/kafka-format.md).
-func recordSize(r *record.Record, tsDelta, offDelta int64) int64 {
-	// attributes, deltas, value; then null key and no headers (log lines)
-	body := 1 + varintLen(tsDelta) + varintLen(offDelta) + bytesLen(r.Value)
-	if r.Key == nil && len(r.Headers) == 0 {
-		body += 2
-	} else {
-		body += bytesLen(r.Key) + headersLen(r.Headers)
-	}
-	return varintLen(body) + body
-}
-
-// headersLen is the size of a record's header count and headers.
-func headersLen(hs []record.Header) int64 {
-	n := varintLen(int64(len(hs)))
-	for j := range hs {
-		h := &hs[j]
-		n += varintLen(int64(len(h.Key))) + int64(len(h.Key)) + bytesLen(h.Value)
-	}
-	return n
-}
-
-// bytesLen is the size of a nullable bytes field: varint length (-1 for
-// nil) and the bytes.
-func bytesLen(v []byte) int64 {
-	if v == nil {
-		return 1
-	}
-	return varintLen(int64(len(v))) + int64(len(v))
-}
-
-// varintLen is the size of v as a zigzag varint.
-func varintLen(v int64) int64 {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	return int64(bits.Len64(u|1)+6) / 7
 }
 
 // encodeSplit appends one batch of recs, or splits recs in halves while the

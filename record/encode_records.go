@@ -140,16 +140,30 @@ func appendBytesField(b, v []byte) []byte {
 
 // recordBodyLen is the record's length field: its bytes after that field.
 func recordBodyLen(r *Record, tsDelta, offDelta int64) (int, error) {
+	n := bodyLen(r, tsDelta, offDelta)
+	if n > math.MaxInt32-5 || len(r.Key) > math.MaxInt32 || len(r.Value) > math.MaxInt32 {
+		return 0, errTooLarge
+	}
+	return n, nil
+}
+
+// RecordSize is the encoded size of r in a V2 records area with these
+// deltas (its length varint and body), for cutting batches before
+// encoding them; the encoder refuses records too large for a batch.
+func RecordSize(r *Record, tsDelta, offDelta int64) int64 {
+	n := bodyLen(r, tsDelta, offDelta)
+	return int64(varintLen(int64(n)) + n)
+}
+
+// bodyLen is the size of r's body: attributes, deltas, key, value, headers.
+func bodyLen(r *Record, tsDelta, offDelta int64) int {
 	n := 1 + varintLen(tsDelta) + varintLen(offDelta)
 	n += bytesFieldLen(r.Key) + bytesFieldLen(r.Value) + varintLen(int64(len(r.Headers)))
 	for j := range r.Headers {
 		h := &r.Headers[j]
 		n += varintLen(int64(len(h.Key))) + len(h.Key) + bytesFieldLen(h.Value)
 	}
-	if n > math.MaxInt32-5 || len(r.Key) > math.MaxInt32 || len(r.Value) > math.MaxInt32 {
-		return 0, errTooLarge
-	}
-	return n, nil
+	return n
 }
 
 func bytesFieldLen(v []byte) int {

@@ -130,3 +130,26 @@ func TestVarintHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordSize: RecordSize is the size appendRecord writes, for null and
+// empty fields, headers, and deltas and lengths across varint sizes.
+func TestRecordSize(t *testing.T) {
+	blob := make([]byte, 20000)
+	for _, n := range []int{-1, 0, 1, 63, 64, 8191, 8192, 20000} {
+		var v []byte
+		if n >= 0 {
+			v = blob[:n]
+		}
+		for _, r := range []Record{{Value: v}, {Key: v, Value: blob[:5]}, {Value: v, Headers: []Header{{Key: "k", Value: v}, {Key: "", Value: nil}}}} {
+			for _, d := range []int64{0, -1, 63, 64, -8193, 1 << 40} {
+				got, err := appendRecord(nil, &r, d, d&0xffffff)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if size := RecordSize(&r, d, d&0xffffff); size != int64(len(got)) {
+					t.Errorf("value %d bytes, delta %d: RecordSize %d, encoded %d", n, d, size, len(got))
+				}
+			}
+		}
+	}
+}
