@@ -220,7 +220,8 @@ func (ly *layout) end(k kind) (int64, error) {
 // as the log may replace it (LogAppendTime). So every timestamp has as
 // many digits as now, and now stands in for each in the JSON length.
 func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
-	if m.maxTs > 0 && (digits(m.minTs) != digits(now) || digits(m.maxTs) != digits(now)) {
+	tsLen := func(ts int64) int64 { return record.JSONLenAt(0, 0, ts) } // its digits' share
+	if m.maxTs > 0 && (tsLen(m.minTs) != tsLen(now) || tsLen(m.maxTs) != tsLen(now)) {
 		return
 	}
 	ly.mu.Lock()

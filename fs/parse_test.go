@@ -3,7 +3,6 @@ package fs
 import (
 	"encoding/json"
 	"errors"
-	"strconv"
 	"testing"
 
 	"github.com/partfs/partfs/partlog"
@@ -56,14 +55,6 @@ func TestJSONLenMatchesRendering(t *testing.T) {
 	for i := range recs {
 		if got, want := jsonLen(&recs[i]), int64(len(record.AppendJSON(nil, &recs[i]))); got != want {
 			t.Errorf("record %d: jsonLen %d, rendered %d: %s", i, got, want, record.AppendJSON(nil, &recs[i]))
-		}
-	}
-}
-
-func TestDigits(t *testing.T) {
-	for _, v := range []int64{0, 9, 10, -1, -10, 1764410400000, 999999999999999999, 1<<63 - 1, -1 << 63} {
-		if got, want := digits(v), int64(len(strconv.FormatInt(v, 10))); got != want {
-			t.Errorf("digits(%d) = %d, want %d", v, got, want)
 		}
 	}
 }

@@ -36,23 +36,3 @@ func render(dst []byte, k kind, r *record.Record) []byte {
 
 // jsonLen is len(record.AppendJSON(nil, r)) without rendering.
 func jsonLen(r *record.Record) int64 { return record.JSONLen(r) }
-
-var pow10 = [...]int64{1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
-
-// digits is the length of strconv.FormatInt(v, 10).
-func digits(v int64) int64 {
-	n := int64(1)
-	if v < 0 {
-		if v == -v { // math.MinInt64
-			return 20
-		}
-		n, v = 2, -v
-	}
-	for _, p := range pow10 {
-		if v < p {
-			return n
-		}
-		n++
-	}
-	return n
-}
