@@ -64,15 +64,22 @@ func benchDir(b *testing.B) string {
 	return b.TempDir()
 }
 
-func benchAppend(b *testing.B, codec string) {
+// appendLog opens a store in benchDir with partition t-0 compressed with
+// codec, closed when the benchmark ends.
+func appendLog(b *testing.B, codec string) (string, *Log) {
 	dir := benchDir(b)
 	st, err := Open(dir, Options{NoBackground: true, Defaults: map[string]string{"compression.type": codec}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
+	b.Cleanup(func() { st.Close() })
 	st.CreateTopic("t")
 	l, _ := st.Log("t", 0)
+	return dir, l
+}
+
+func benchAppend(b *testing.B, codec string) {
+	dir, l := appendLog(b, codec)
 	rs := benchRecords(1000)
 	var enc record.Encoder
 	batch, _ := enc.AppendBatch(nil, 0, rs, record.BatchOptions{})

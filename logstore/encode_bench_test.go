@@ -20,14 +20,7 @@ func BenchmarkAppendMiB(b *testing.B) {
 }
 
 func benchAppendMiB(b *testing.B, codec string) {
-	dir := benchDir(b)
-	st, err := Open(dir, Options{NoBackground: true, Defaults: map[string]string{"compression.type": codec}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	st.CreateTopic("t")
-	l, _ := st.Log("t", 0)
+	dir, l := appendLog(b, codec)
 	src := benchRecords((1 << 20) / 101)
 	rs := make([]record.Record, len(src))
 	var chunk []byte
