@@ -263,7 +263,7 @@ func (l *Log) close() error {
 	defer l.mu.Unlock()
 	var errs []error
 	if !l.readOnly && l.werr == nil && len(l.segs) > 0 {
-		errs = append(errs, l.active().seal(), l.active().syncFiles())
+		errs = append(errs, l.active().seal(), l.active().releaseAlloc(), l.active().syncFiles())
 	}
 	for _, s := range l.segs {
 		errs = append(errs, s.closeFiles())

@@ -179,7 +179,7 @@ func (l *Log) writeSpans(now time.Time) error {
 				return err
 			}
 		}
-		if err := l.active().appendBatch(raw, &h, l.cfg.IndexIntervalBytes); err != nil {
+		if err := l.active().appendBatch(raw, &h, l.cfg.IndexIntervalBytes, l.cfg.SegmentBytes); err != nil {
 			return err
 		}
 	}

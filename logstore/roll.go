@@ -85,7 +85,7 @@ func (l *Log) rollJitter() int64 {
 // sealed segment is made durable by the next flush. REQUIRES: mu held.
 func (l *Log) roll(now time.Time) error {
 	old := l.active()
-	if err := old.seal(); err != nil {
+	if err := errors.Join(old.seal(), old.releaseAlloc()); err != nil {
 		return err
 	}
 	s, err := l.createSegment(old.next, now)

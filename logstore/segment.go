@@ -44,6 +44,8 @@ type segment struct {
 	jitter          int64
 	records         int64 // records a reader sees; -1 = not counted yet
 	dirty           bool  // holds appends not yet fsynced
+	allocEnd        int64 // blocks reserved up to here (past size: released at roll and close)
+	noAlloc         bool  // the file cannot reserve blocks
 	dead            bool  // no longer in the live segment list
 
 	refs   atomic.Int32 // 1 while live + 1 per snapshot holding it
@@ -85,8 +87,9 @@ func (s *segment) fits(lastOffset int64) bool {
 
 // appendBatch writes one encoded batch at the end of the segment and applies
 // Kafka's index rule (LogSegment.append). REQUIRES: Log.mu held.
-func (s *segment) appendBatch(raw []byte, h *record.BatchHeader, interval int) error {
+func (s *segment) appendBatch(raw []byte, h *record.BatchHeader, interval int, limit int64) error {
 	pos := s.size
+	s.reserve(pos+int64(len(raw)), len(raw), limit)
 	if _, err := s.log.WriteAt(raw, pos); err != nil {
 		return fmt.Errorf("write %s at %d: %w", s.path, pos, err)
 	}
@@ -135,6 +138,46 @@ func (s *segment) addIndexEntry(last, pos int64) error {
 		if err := s.tidx.MaybeAppend(s.maxTs, s.offMaxTs, false); err != nil {
 			return fmt.Errorf("time index of %s: %w", s.path, err)
 		}
+	}
+	return nil
+}
+
+// Preallocation: a large append reserves the segment's blocks ahead of it,
+// from 1 to 8 MiB (four times the append), never past the segment's size
+// limit. Small appends reserve nothing, so idle partitions hold no spare
+// space.
+const (
+	minAllocAppend = 32 << 10
+	minAllocStep   = 1 << 20
+	maxAllocStep   = 8 << 20
+)
+
+// reserve makes sure the blocks up to end are reserved before an append of
+// n bytes writes there; limit is the segment's size limit (0: reserve
+// nothing). Failing to reserve is not an error: the append
+// writes as it would have, and the segment stops trying. REQUIRES: Log.mu held.
+func (s *segment) reserve(end int64, n int, limit int64) {
+	if end <= s.allocEnd || n < minAllocAppend || end >= limit || s.noAlloc {
+		return
+	}
+	to := end + min(max(4*int64(n), minAllocStep), maxAllocStep)
+	to = min(to, limit)
+	if err := vfs.Allocate(s.log, s.size, to-s.size); err != nil {
+		s.noAlloc = true
+		return
+	}
+	s.allocEnd = to
+}
+
+// releaseAlloc gives back blocks reserved past the end of the segment.
+// REQUIRES: Log.mu held.
+func (s *segment) releaseAlloc() error {
+	if s.allocEnd <= s.size {
+		return nil
+	}
+	s.allocEnd = 0
+	if err := s.log.Truncate(s.size); err != nil {
+		return fmt.Errorf("release blocks reserved past %d in %s: %w", s.size, s.path, err)
 	}
 	return nil
 }

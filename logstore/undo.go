@@ -46,6 +46,7 @@ func (l *Log) undo(u undoState, cause error) (clean bool, err error) {
 	}
 	l.segs = l.segs[:u.nsegs]
 	a := u.active
+	a.allocEnd = 0 // the truncate releases reserved blocks too
 	if err := a.log.Truncate(u.state.size); err != nil {
 		errs = append(errs, fmt.Errorf("truncate %s to %d: %w", a.path, u.state.size, err))
 	}

@@ -1,0 +1,132 @@
+package logstore
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
+)
+
+// allocated is the bytes of disk blocks path holds.
+func allocated(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Blocks * 512
+}
+
+// requireAllocate skips where the test's filesystem cannot reserve blocks.
+func requireAllocate(t *testing.T, dir string) {
+	f, err := os.Create(filepath.Join(dir, "probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if err := vfs.Allocate(f, 0, 1<<20); errors.Is(err, syscall.EOPNOTSUPP) {
+		t.Skipf("%s cannot fallocate: %v", dir, err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Large appends reserve blocks ahead of the active segment; rolling and
+// closing give back what the segment did not use, and the reads and sizes
+// are those of a log that never reserved anything.
+func TestPreallocation(t *testing.T) {
+	for name, fs := range map[string]func() vfs.FS{
+		"os":     func() vfs.FS { return vfs.Default },
+		"cached": func() vfs.FS { return vfs.NewCachedFS(vfs.Default, 8) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			requireAllocate(t, dir)
+			opt := Options{FS: fs(), NoBackground: true, Defaults: map[string]string{"segment.bytes": "4194304"}}
+			st, err := Open(dir, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.CreateTopic("t")
+			l, _ := st.Log("t", 0)
+			rs := benchRecords(1000)
+			const appends = 70 // ~9 MB: two rolls
+			for i := 0; i < appends; i++ {
+				if _, err := l.Append(rs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			segs, release := l.Segments()
+			release()
+			if len(segs) < 3 {
+				t.Fatalf("%d segments, want >= 3", len(segs))
+			}
+			pdir := filepath.Join(dir, "t-0")
+			for i, s := range segs {
+				path := segmentPath(pdir, s.Base, logSuffix)
+				got, size := allocated(t, path), fileSize(t, vfs.Default, path)
+				if size != s.Size {
+					t.Fatalf("%s: file size %d, segment size %d", path, size, s.Size)
+				}
+				active := i == len(segs)-1
+				if active && got <= roundUp(size, 4096) {
+					t.Errorf("active %s: %d bytes allocated for %d, want blocks reserved ahead", path, got, size)
+				}
+				if !active && got > roundUp(size, 4096) {
+					t.Errorf("sealed %s: %d bytes allocated for %d", path, got, size)
+				}
+			}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			last := segmentPath(pdir, segs[len(segs)-1].Base, logSuffix)
+			if got, size := allocated(t, last), fileSize(t, vfs.Default, last); got > roundUp(size, 4096) {
+				t.Errorf("closed %s: %d bytes allocated for %d", last, got, size)
+			}
+			st, err = Open(dir, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			l, _ = st.Log("t", 0)
+			got := readLog(t, l, 0)
+			if len(got) != appends*len(rs) {
+				t.Fatalf("read %d records, want %d", len(got), appends*len(rs))
+			}
+			for i, r := range got {
+				if r.off != int64(i) || r.value != string(rs[i%len(rs)].Value) {
+					t.Fatalf("record %d: offset %d value %q", i, r.off, r.value)
+				}
+			}
+		})
+	}
+}
+
+func roundUp(n, to int64) int64 { return (n + to - 1) / to * to }
+
+// Appends smaller than minAllocAppend reserve nothing.
+func TestNoPreallocationForSmallAppends(t *testing.T) {
+	dir := t.TempDir()
+	requireAllocate(t, dir)
+	st, err := Open(dir, Options{NoBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.CreateTopic("t")
+	l, _ := st.Log("t", 0)
+	for i := 0; i < 100; i++ {
+		if _, err := l.Append([]record.Record{{Value: []byte("one small line")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := segmentPath(filepath.Join(dir, "t-0"), 0, logSuffix)
+	if got, size := allocated(t, path), fileSize(t, vfs.Default, path); got > roundUp(size, 4096) {
+		t.Fatalf("%d bytes allocated for %d", got, size)
+	}
+}
