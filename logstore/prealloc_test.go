@@ -130,3 +130,44 @@ func TestNoPreallocationForSmallAppends(t *testing.T) {
 		t.Fatalf("%d bytes allocated for %d", got, size)
 	}
 }
+
+// An append that fails after its blocks were reserved is rolled back with
+// them: the segment holds no spare blocks, and the next append reserves
+// again and reads back whole.
+func TestPreallocationUndo(t *testing.T) {
+	dir := t.TempDir()
+	requireAllocate(t, dir)
+	inj := &vfs.NthInjector{Op: vfs.OpWrite, N: -1, Err: syscall.ENOSPC, Short: true, Filter: ".log"}
+	st, err := Open(dir, Options{FS: vfs.NewErrorFS(vfs.Default, inj), NoBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.CreateTopic("t")
+	l, _ := st.Log("t", 0)
+	rs := benchRecords(1000)
+	if _, err := l.Append(rs); err != nil {
+		t.Fatal(err)
+	}
+	path := segmentPath(filepath.Join(dir, "t-0"), 0, logSuffix)
+	size := fileSize(t, vfs.Default, path)
+	inj.N = inj.Count() + 1 // the next write fails
+	if _, err := l.Append(rs); err == nil {
+		t.Fatal("append with a failing write succeeded")
+	}
+	if got := fileSize(t, vfs.Default, path); got != size {
+		t.Fatalf("size %d after the failed append, want %d", got, size)
+	}
+	if got := allocated(t, path); got > roundUp(size, 4096) {
+		t.Fatalf("%d bytes allocated for %d after the failed append", got, size)
+	}
+	if _, err := l.Append(rs); err != nil {
+		t.Fatal(err)
+	}
+	if got := allocated(t, path); got <= roundUp(2*size, 4096) {
+		t.Errorf("%d bytes allocated for %d: the append after the rollback reserved nothing", got, 2*size)
+	}
+	if got := readLog(t, l, 0); len(got) != 2*len(rs) || got[len(rs)].off != int64(len(rs)) {
+		t.Fatalf("read %d records after the rollback, want %d", len(got), 2*len(rs))
+	}
+}

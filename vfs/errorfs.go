@@ -144,6 +144,9 @@ func (f *errorFile) WriteAt(p []byte, off int64) (int, error) {
 	return n, &os.PathError{Op: "write", Path: f.Name(), Err: err}
 }
 
+// Allocate reserves blocks through the wrapped file; it is not counted.
+func (f *errorFile) Allocate(off, n int64) error { return Allocate(f.File, off, n) }
+
 func (f *errorFile) Sync() error {
 	if _, err := f.inj.MaybeFail(OpSync, f.Name()); err != nil {
 		return &os.PathError{Op: "fsync", Path: f.Name(), Err: err}
