@@ -2,7 +2,8 @@
 // file and directory operation of the partition log goes through an FS, so
 // tests can swap the operating system for an in-memory filesystem that
 // simulates crashes (CrashFS) or one that injects errors (NewErrorFS). It
-// also owns the one durable-rename helper, WriteFileDurable, and the
+// also owns the one durable-rename helper, WriteFileDurable, block
+// reservation past a file's end (Allocate), and the
 // open-file budget: CachedFS keeps at most N files open, closing idle ones
 // and reopening them on demand, so many partitions fit a process's
 // RLIMIT_NOFILE. It imports nothing else of partfs.
