@@ -58,7 +58,7 @@ func (c *CleanedSegment) AppendBatch(raw []byte) error {
 	c.l.mu.Lock()
 	interval := c.l.cfg.IndexIntervalBytes
 	c.l.mu.Unlock()
-	return c.seg.appendBatch(raw, &h, interval, 0) // 0: no preallocation
+	return c.seg.appendBatch(raw, &h, interval)
 }
 
 // Size returns the bytes written so far.

@@ -179,7 +179,12 @@ func (l *Log) writeSpans(now time.Time) error {
 				return err
 			}
 		}
-		if err := l.active().appendBatch(raw, &h, l.cfg.IndexIntervalBytes, l.cfg.SegmentBytes); err != nil {
+		a := l.active()
+		if err := a.reserve(len(raw), l.cfg.SegmentBytes); err != nil {
+			l.logger.WithError(err).WithField("segment", a.path).
+				Warn("cannot reserve blocks ahead of appends; this segment is written without")
+		}
+		if err := a.appendBatch(raw, &h, l.cfg.IndexIntervalBytes); err != nil {
 			return err
 		}
 	}

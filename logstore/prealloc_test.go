@@ -1,11 +1,15 @@
 package logstore
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sirupsen/logrus"
 
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
@@ -169,5 +173,54 @@ func TestPreallocationUndo(t *testing.T) {
 	}
 	if got := readLog(t, l, 0); len(got) != 2*len(rs) || got[len(rs)].off != int64(len(rs)) {
 		t.Fatalf("read %d records after the rollback, want %d", len(got), 2*len(rs))
+	}
+}
+
+// noAllocFS opens files whose Allocate fails, as on a filesystem without
+// fallocate.
+type noAllocFS struct{ vfs.FS }
+
+type noAllocFile struct{ vfs.File }
+
+func (noAllocFile) Allocate(off, n int64) error { return syscall.EOPNOTSUPP }
+
+func (fs noAllocFS) OpenFile(name string, flag int, perm os.FileMode) (vfs.File, error) {
+	f, err := fs.FS.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return noAllocFile{f}, nil
+}
+
+func (fs noAllocFS) Create(name string) (vfs.File, error) {
+	return fs.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+}
+
+// Where blocks cannot be reserved, appends go on without, with one warning
+// per segment that names it.
+func TestPreallocationUnsupported(t *testing.T) {
+	var logged bytes.Buffer
+	lg := logrus.New()
+	lg.SetOutput(&logged)
+	dir := t.TempDir()
+	st, err := Open(dir, Options{FS: noAllocFS{vfs.Default}, NoBackground: true, Logger: logrus.NewEntry(lg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.CreateTopic("t")
+	l, _ := st.Log("t", 0)
+	rs := benchRecords(1000)
+	for i := 0; i < 3; i++ {
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readLog(t, l, 0); len(got) != 3*len(rs) {
+		t.Fatalf("read %d records, want %d", len(got), 3*len(rs))
+	}
+	out := logged.String()
+	if n := strings.Count(out, "cannot reserve blocks"); n != 1 || !strings.Contains(out, segmentPath(filepath.Join(dir, "t-0"), 0, logSuffix)) {
+		t.Fatalf("want one warning naming the segment, got:\n%s", out)
 	}
 }

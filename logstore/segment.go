@@ -87,9 +87,8 @@ func (s *segment) fits(lastOffset int64) bool {
 
 // appendBatch writes one encoded batch at the end of the segment and applies
 // Kafka's index rule (LogSegment.append). REQUIRES: Log.mu held.
-func (s *segment) appendBatch(raw []byte, h *record.BatchHeader, interval int, limit int64) error {
+func (s *segment) appendBatch(raw []byte, h *record.BatchHeader, interval int) error {
 	pos := s.size
-	s.reserve(pos+int64(len(raw)), len(raw), limit)
 	if _, err := s.log.WriteAt(raw, pos); err != nil {
 		return fmt.Errorf("write %s at %d: %w", s.path, pos, err)
 	}
@@ -152,21 +151,22 @@ const (
 	maxAllocStep   = 8 << 20
 )
 
-// reserve makes sure the blocks up to end are reserved before an append of
-// n bytes writes there; limit is the segment's size limit (0: reserve
-// nothing). Failing to reserve is not an error: the append
-// writes as it would have, and the segment stops trying. REQUIRES: Log.mu held.
-func (s *segment) reserve(end int64, n int, limit int64) {
+// reserve makes sure the blocks of an append of n bytes at the end of the
+// segment are reserved before it writes there; limit is the segment's size
+// limit. An error means the file cannot reserve blocks: the segment stops
+// trying, and the append writes as it would have. REQUIRES: Log.mu held.
+func (s *segment) reserve(n int, limit int64) error {
+	end := s.size + int64(n)
 	if end <= s.allocEnd || n < minAllocAppend || end >= limit || s.noAlloc {
-		return
+		return nil
 	}
-	to := end + min(max(4*int64(n), minAllocStep), maxAllocStep)
-	to = min(to, limit)
+	to := min(end+min(max(4*int64(n), minAllocStep), maxAllocStep), limit)
 	if err := vfs.Allocate(s.log, s.size, to-s.size); err != nil {
 		s.noAlloc = true
-		return
+		return err
 	}
 	s.allocEnd = to
+	return nil
 }
 
 // releaseAlloc gives back blocks reserved past the end of the segment.
