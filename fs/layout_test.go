@@ -60,13 +60,7 @@ func filledLog(t *testing.T, batches int) *memlog.Log {
 
 func endOf(t *testing.T, ly *layout, k kind) int64 {
 	t.Helper()
-	ly.mu.Lock()
-	defer ly.mu.Unlock()
-	release, err := ly.sync()
-	defer release()
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer lockSynced(t, ly)()
 	end, err := ly.end(k)
 	if err != nil {
 		t.Fatal(err)

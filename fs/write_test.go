@@ -51,29 +51,26 @@ func (r *readCounter) Read(seg partlog.Segment, from int64, fn func(*record.Reco
 	})
 }
 
-func syncLayout(t testing.TB, ly *layout) {
+// lockSynced locks ly and syncs it with its log; done releases both.
+func lockSynced(t testing.TB, ly *layout) (done func()) {
 	t.Helper()
 	ly.mu.Lock()
-	defer ly.mu.Unlock()
 	release, err := ly.sync()
-	release()
+	done = func() { release(); ly.mu.Unlock() }
 	if err != nil {
+		done()
 		t.Fatal(err)
 	}
+	return done
 }
 
-// scannedSegs is the bookkeeping of every segment of l as a fresh layout
-// computes it by reading the records back.
-func scannedSegs(t *testing.T, l partlog.Log) []*segInfo {
+func syncLayout(t testing.TB, ly *layout) { lockSynced(t, ly)() }
+
+// scanAll syncs ly and scans every segment to its end; it returns the
+// segments' bookkeeping.
+func scanAll(t *testing.T, ly *layout) []*segInfo {
 	t.Helper()
-	ly := &layout{log: l, lg: testutil.NewLogger().Entry}
-	ly.mu.Lock()
-	defer ly.mu.Unlock()
-	release, err := ly.sync()
-	defer release()
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer lockSynced(t, ly)()
 	for _, s := range ly.segs {
 		if err := ly.scan(s, s.snap.Next); err != nil {
 			t.Fatal(err)
@@ -82,25 +79,18 @@ func scannedSegs(t *testing.T, l partlog.Log) []*segInfo {
 	return ly.segs
 }
 
+// scannedSegs is the bookkeeping of every segment of l as a fresh layout
+// computes it by reading the records back.
+func scannedSegs(t *testing.T, l partlog.Log) []*segInfo {
+	t.Helper()
+	return scanAll(t, &layout{log: l, lg: testutil.NewLogger().Entry})
+}
+
 // sameBookkeeping fails unless the bookkeeping that appends kept equals
 // what a scan of the log computes: lengths, checkpoints, starts.
 func sameBookkeeping(t *testing.T, ly *layout) {
 	t.Helper()
-	ly.mu.Lock()
-	release, err := ly.sync()
-	if err == nil {
-		for _, s := range ly.segs {
-			if err = ly.scan(s, s.snap.Next); err != nil {
-				break
-			}
-		}
-	}
-	release()
-	got := ly.segs
-	ly.mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := scanAll(t, ly)
 	want := scannedSegs(t, ly.log)
 	if len(got) != len(want) {
 		t.Fatalf("%d segments, scan has %d", len(got), len(want))
