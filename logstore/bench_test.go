@@ -68,13 +68,8 @@ func benchDir(b *testing.B) string {
 // codec, closed when the benchmark ends.
 func appendLog(b *testing.B, codec string) (string, *Log) {
 	dir := benchDir(b)
-	st, err := Open(dir, Options{NoBackground: true, Defaults: map[string]string{"compression.type": codec}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	st, l := openAt(b, dir, Options{NoBackground: true, Defaults: map[string]string{"compression.type": codec}})
 	b.Cleanup(func() { st.Close() })
-	st.CreateTopic("t")
-	l, _ := st.Log("t", 0)
 	return dir, l
 }
 

@@ -40,7 +40,14 @@ func testOptions(fs vfs.FS, c *clock, cfg map[string]string) Options {
 // openTest opens a store on fs at /data with topic "t" created if new.
 func openTest(t testing.TB, fs vfs.FS, c *clock, cfg map[string]string) (*Store, *Log) {
 	t.Helper()
-	st, err := Open("/data", testOptions(fs, c, cfg))
+	return openAt(t, "/data", testOptions(fs, c, cfg))
+}
+
+// openAt opens a store at dir with topic "t" created if new, and returns
+// it with partition 0.
+func openAt(t testing.TB, dir string, opt Options) (*Store, *Log) {
+	t.Helper()
+	st, err := Open(dir, opt)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}

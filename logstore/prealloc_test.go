@@ -1,7 +1,6 @@
 package logstore
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,21 +8,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sirupsen/logrus"
-
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
-
-// allocated is the bytes of disk blocks path holds.
-func allocated(t *testing.T, path string) int64 {
-	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*syscall.Stat_t).Blocks * 512
-}
 
 // requireAllocate skips where the test's filesystem cannot reserve blocks.
 func requireAllocate(t *testing.T, dir string) {
@@ -52,12 +40,7 @@ func TestPreallocation(t *testing.T) {
 			dir := t.TempDir()
 			requireAllocate(t, dir)
 			opt := Options{FS: fs(), NoBackground: true, Defaults: map[string]string{"segment.bytes": "4194304"}}
-			st, err := Open(dir, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st.CreateTopic("t")
-			l, _ := st.Log("t", 0)
+			st, l := openAt(t, dir, opt)
 			rs := benchRecords(1000)
 			const appends = 70 // ~9 MB: two rolls
 			for i := 0; i < appends; i++ {
@@ -73,7 +56,7 @@ func TestPreallocation(t *testing.T) {
 			pdir := filepath.Join(dir, "t-0")
 			for i, s := range segs {
 				path := segmentPath(pdir, s.Base, logSuffix)
-				got, size := allocated(t, path), fileSize(t, vfs.Default, path)
+				got, size := testutil.AllocatedBytes(t, path), fileSize(t, vfs.Default, path)
 				if size != s.Size {
 					t.Fatalf("%s: file size %d, segment size %d", path, size, s.Size)
 				}
@@ -89,15 +72,11 @@ func TestPreallocation(t *testing.T) {
 				t.Fatal(err)
 			}
 			last := segmentPath(pdir, segs[len(segs)-1].Base, logSuffix)
-			if got, size := allocated(t, last), fileSize(t, vfs.Default, last); got > roundUp(size, 4096) {
+			if got, size := testutil.AllocatedBytes(t, last), fileSize(t, vfs.Default, last); got > roundUp(size, 4096) {
 				t.Errorf("closed %s: %d bytes allocated for %d", last, got, size)
 			}
-			st, err = Open(dir, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
+			st, l = openAt(t, dir, opt)
 			defer st.Close()
-			l, _ = st.Log("t", 0)
 			got := readLog(t, l, 0)
 			if len(got) != appends*len(rs) {
 				t.Fatalf("read %d records, want %d", len(got), appends*len(rs))
@@ -117,20 +96,15 @@ func roundUp(n, to int64) int64 { return (n + to - 1) / to * to }
 func TestNoPreallocationForSmallAppends(t *testing.T) {
 	dir := t.TempDir()
 	requireAllocate(t, dir)
-	st, err := Open(dir, Options{NoBackground: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, l := openAt(t, dir, Options{NoBackground: true})
 	defer st.Close()
-	st.CreateTopic("t")
-	l, _ := st.Log("t", 0)
 	for i := 0; i < 100; i++ {
 		if _, err := l.Append([]record.Record{{Value: []byte("one small line")}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	path := segmentPath(filepath.Join(dir, "t-0"), 0, logSuffix)
-	if got, size := allocated(t, path), fileSize(t, vfs.Default, path); got > roundUp(size, 4096) {
+	if got, size := testutil.AllocatedBytes(t, path), fileSize(t, vfs.Default, path); got > roundUp(size, 4096) {
 		t.Fatalf("%d bytes allocated for %d", got, size)
 	}
 }
@@ -142,13 +116,8 @@ func TestPreallocationUndo(t *testing.T) {
 	dir := t.TempDir()
 	requireAllocate(t, dir)
 	inj := &vfs.NthInjector{Op: vfs.OpWrite, N: -1, Err: syscall.ENOSPC, Short: true, Filter: ".log"}
-	st, err := Open(dir, Options{FS: vfs.NewErrorFS(vfs.Default, inj), NoBackground: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, l := openAt(t, dir, Options{FS: vfs.NewErrorFS(vfs.Default, inj), NoBackground: true})
 	defer st.Close()
-	st.CreateTopic("t")
-	l, _ := st.Log("t", 0)
 	rs := benchRecords(1000)
 	if _, err := l.Append(rs); err != nil {
 		t.Fatal(err)
@@ -162,13 +131,13 @@ func TestPreallocationUndo(t *testing.T) {
 	if got := fileSize(t, vfs.Default, path); got != size {
 		t.Fatalf("size %d after the failed append, want %d", got, size)
 	}
-	if got := allocated(t, path); got > roundUp(size, 4096) {
+	if got := testutil.AllocatedBytes(t, path); got > roundUp(size, 4096) {
 		t.Fatalf("%d bytes allocated for %d after the failed append", got, size)
 	}
 	if _, err := l.Append(rs); err != nil {
 		t.Fatal(err)
 	}
-	if got := allocated(t, path); got <= roundUp(2*size, 4096) {
+	if got := testutil.AllocatedBytes(t, path); got <= roundUp(2*size, 4096) {
 		t.Errorf("%d bytes allocated for %d: the append after the rollback reserved nothing", got, 2*size)
 	}
 	if got := readLog(t, l, 0); len(got) != 2*len(rs) || got[len(rs)].off != int64(len(rs)) {
@@ -199,17 +168,10 @@ func (fs noAllocFS) Create(name string) (vfs.File, error) {
 // Where blocks cannot be reserved, appends go on without, with one warning
 // per segment that names it.
 func TestPreallocationUnsupported(t *testing.T) {
-	var logged bytes.Buffer
-	lg := logrus.New()
-	lg.SetOutput(&logged)
+	lg := testutil.NewLogger()
 	dir := t.TempDir()
-	st, err := Open(dir, Options{FS: noAllocFS{vfs.Default}, NoBackground: true, Logger: logrus.NewEntry(lg)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, l := openAt(t, dir, Options{FS: noAllocFS{vfs.Default}, NoBackground: true, Logger: lg.Entry})
 	defer st.Close()
-	st.CreateTopic("t")
-	l, _ := st.Log("t", 0)
 	rs := benchRecords(1000)
 	for i := 0; i < 3; i++ {
 		if _, err := l.Append(rs); err != nil {
@@ -219,7 +181,7 @@ func TestPreallocationUnsupported(t *testing.T) {
 	if got := readLog(t, l, 0); len(got) != 3*len(rs) {
 		t.Fatalf("read %d records, want %d", len(got), 3*len(rs))
 	}
-	out := logged.String()
+	out := lg.Buf.String()
 	if n := strings.Count(out, "cannot reserve blocks"); n != 1 || !strings.Contains(out, segmentPath(filepath.Join(dir, "t-0"), 0, logSuffix)) {
 		t.Fatalf("want one warning naming the segment, got:\n%s", out)
 	}

@@ -2,20 +2,12 @@ package vfs
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
-)
 
-func blocks(t *testing.T, path string) int64 {
-	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Sys().(*syscall.Stat_t).Blocks * 512
-}
+	"github.com/partfs/partfs/internal/testutil"
+)
 
 // Allocate reserves blocks past the end without changing the size, through
 // a CachedFS too; Truncate(size) gives them back.
@@ -39,13 +31,13 @@ func TestAllocate(t *testing.T) {
 			if fi, _ := f.Stat(); fi.Size() != 4096 {
 				t.Fatalf("size %d after Allocate, want 4096", fi.Size())
 			}
-			if got := blocks(t, path); got < 4096+1<<20 {
+			if got := testutil.AllocatedBytes(t, path); got < 4096+1<<20 {
 				t.Fatalf("%d bytes allocated, want >= %d", got, 4096+1<<20)
 			}
 			if err := f.Truncate(4096); err != nil {
 				t.Fatal(err)
 			}
-			if got := blocks(t, path); got > 4096 {
+			if got := testutil.AllocatedBytes(t, path); got > 4096 {
 				t.Fatalf("%d bytes allocated after Truncate, want 4096", got)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,3 +92,14 @@ type ShError struct {
 func (e *ShError) Error() string { return e.Err.Error() + ": " + strings.TrimSpace(e.Stderr) }
 
 func (e *ShError) Unwrap() error { return e.Err }
+
+// AllocatedBytes is the bytes of disk blocks the file at path holds, which
+// may be more than its size (blocks reserved past the end) or less.
+func AllocatedBytes(t testing.TB, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Blocks * 512
+}
