@@ -13,12 +13,13 @@ const recordChunk = 32 << 10
 // walk searches the uncompressed V2 batch at p (header h) for q's answer
 // record by record, reading the records through w (up to answerEnd's
 // guess, then chunk by chunk) and parsing only each record's length,
-// timestamp delta and offset delta, up to the answer. As Kafka's FileRecords.searchForTimestamp, it does not check the
-// batch CRC: CRCs are left to reads, which return the bytes. It checks the
-// structure it walks instead (varints, record sizes inside the batch,
-// offset deltas inside the batch's, the record count against the bytes),
-// so corrupt bytes give a corruption error naming the batch, never an
-// offset outside it.
+// timestamp delta and offset delta, up to the answer. As Kafka's
+// FileRecords.searchForTimestamp, it does not check the batch CRC: CRCs
+// are left to reads, which return the bytes. It checks the structure it
+// walks instead (varints, record sizes inside the batch, offset deltas
+// inside the batch's, the record count against the bytes), so corrupt
+// bytes give a corruption error naming the batch, never an offset outside
+// it.
 func (q *timeQuery) walk(w *fileWindow, p int64, h *record.BatchHeader) error {
 	end := p + h.Size()
 	r := p + record.BatchHeaderSize
