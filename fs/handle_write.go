@@ -39,10 +39,19 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 		return uint32(len(data)), 0
 	}
 	held := len(h.partial) > 0
-	recs, rest, err := h.parseWrite(data)
-	if err == nil {
-		h.recs = recs[:0] // reused by the next write; Append copied them
-		err = h.n.p.append(recs)
+	head, body, rest := h.splitWrite(data)
+	var err error
+	if la, ok := h.n.p.log.(partlog.LineAppender); ok && h.n.k == plainKind {
+		err = h.n.p.appendLines(la, head, body)
+	} else {
+		var recs []record.Record
+		if recs, err = h.parseAfter(h.recs[:0], head); err == nil {
+			recs, err = h.parseAfter(recs, body)
+		}
+		if err == nil {
+			h.recs = recs[:0] // reused by the next write; Append copied them
+			err = h.n.p.append(recs)
+		}
 	}
 	if err != nil {
 		// The held partial line belonged to the failed lines: drop it
@@ -91,37 +100,29 @@ func (p *part) maxMessageBytes() int64 {
 	return 1048588
 }
 
-// parseWrite parses the held partial line followed by data without
-// copying data: the first line is joined, the rest parsed in place.
+// splitWrite cuts the held partial line and data, which holds a line end,
+// into head (the held line completed by data's first line; nil when none
+// is held), body (data's complete lines after it) and rest (data's
+// unfinished last line). head is a new slice; body and rest alias data.
 // REQUIRES: mu held.
-func (h *viewHandle) parseWrite(data []byte) ([]record.Record, []byte, error) {
-	if len(h.partial) == 0 {
-		return h.parseAfter(h.recs[:0], data)
+func (h *viewHandle) splitWrite(data []byte) (head, body, rest []byte) {
+	end := bytes.LastIndexByte(data, '\n') + 1
+	body, rest = data[:end], data[end:]
+	if len(h.partial) > 0 {
+		i := bytes.IndexByte(body, '\n') + 1
+		head = append(append(make([]byte, 0, len(h.partial)+i), h.partial...), body[:i]...)
+		body = body[i:]
 	}
-	i := bytes.IndexByte(data, '\n')
-	if i < 0 {
-		return nil, append(bytes.Clone(h.partial), data...), nil
-	}
-	head := append(append(make([]byte, 0, len(h.partial)+i+1), h.partial...), data[:i+1]...)
-	recs, _, err := h.parseAfter(h.recs[:0], head)
-	if err != nil {
-		return nil, nil, err
-	}
-	return h.parseAfter(recs, data[i+1:])
-}
-
-func (h *viewHandle) parse(buf []byte) ([]record.Record, []byte, error) {
-	return h.parseAfter(nil, buf)
+	return head, body, rest
 }
 
 // parseAfter parses buf's complete lines into records appended to recs.
-func (h *viewHandle) parseAfter(recs []record.Record, buf []byte) ([]record.Record, []byte, error) {
+func (h *viewHandle) parseAfter(recs []record.Record, buf []byte) ([]record.Record, error) {
 	if h.n.k == jsonKind {
-		more, rest, err := jsonRecords(buf)
-		return append(recs, more...), rest, err
+		more, _, err := jsonRecords(buf)
+		return append(recs, more...), err
 	}
-	recs, rest := plainRecords(recs, buf)
-	return recs, rest, nil
+	return record.AppendLineRecords(recs, buf), nil
 }
 
 // flushPartial appends a held partial line. REQUIRES: mu held.
@@ -131,7 +132,7 @@ func (h *viewHandle) flushPartial() error {
 	}
 	line := append(h.partial, '\n')
 	h.partial = nil
-	recs, _, err := h.parse(line)
+	recs, err := h.parseAfter(nil, line)
 	if err != nil {
 		return err
 	}
@@ -168,8 +169,8 @@ func (p *part) append(recs []record.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	if p.fsys.ro {
-		return fmt.Errorf("append to %s-%d: %w", p.log.Topic(), p.log.Partition(), partlog.ErrReadOnly)
+	if err := p.writable(); err != nil {
+		return err
 	}
 	m := measure(recs)
 	defer m.release()
@@ -177,14 +178,51 @@ func (p *part) append(recs []record.Record) error {
 	if err != nil {
 		return err
 	}
-	if err := m.wait(); err != nil {
+	p.appended(first, len(recs), m)
+	return nil
+}
+
+// appendLines appends the lines of head and then of body as one atomic
+// write, the log encoding them where they lie, and feeds the position
+// bookkeeping.
+func (p *part) appendLines(la partlog.LineAppender, head, body []byte) error {
+	if len(head) == 0 && len(body) == 0 {
+		return nil
+	}
+	if err := p.writable(); err != nil {
+		return err
+	}
+	m := measureLines(head, body)
+	defer m.release()
+	first, n, err := la.AppendLines(head, body)
+	if err != nil {
+		return err
+	}
+	p.appended(first, n, m)
+	return nil
+}
+
+func (p *part) writable() error {
+	if p.fsys.ro {
+		return fmt.Errorf("append to %s-%d: %w", p.log.Topic(), p.log.Partition(), partlog.ErrReadOnly)
+	}
+	return nil
+}
+
+// appended feeds the bookkeeping and the metrics the n records appended at
+// offset first, as m measures them.
+func (p *part) appended(first int64, n int, m *measurement) {
+	err := m.wait()
+	if err == nil && len(m.lens) != n {
+		err = fmt.Errorf("%d records measured, %d appended", len(m.lens), n)
+	}
+	if err != nil {
 		p.lg.WithError(err).Error("position bookkeeping left to a later scan")
 	} else {
 		p.ly.noteAppend(first, m, p.fsys.opt.Now().UnixMilli())
 	}
-	p.fsys.opt.Metrics.Appended(p.log.Topic(), p.log.Partition(), m.values, len(recs))
+	p.fsys.opt.Metrics.Appended(p.log.Topic(), p.log.Partition(), m.values, n)
 	if p.lg.Logger.IsLevelEnabled(logrus.TraceLevel) {
-		p.lg.WithFields(logrus.Fields{"offset": first, "records": len(recs)}).Trace("appended")
+		p.lg.WithFields(logrus.Fields{"offset": first, "records": n}).Trace("appended")
 	}
-	return nil
 }

@@ -1,7 +1,9 @@
 package fs
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/partfs/partfs/record"
@@ -12,6 +14,10 @@ import (
 // that goroutine gets a core (a goroutine started here ran after 70 us at
 // best on this 2-vCPU VM), and measuring in line is cheaper.
 const measureAsideMin = 2048
+
+// measureAsideBytes stands for measureAsideMin where the lines are not yet
+// counted: 2048 lines of 64 bytes.
+const measureAsideBytes = measureAsideMin * 64
 
 // recLen is what the position bookkeeping needs of one record before the
 // log has given it an offset: its plain rendering's length (line end
@@ -36,42 +42,61 @@ var measurements = sync.Pool{New: func() any { return new(measurement) }}
 // measure starts measuring recs. The caller must not change recs before
 // wait returns, and must call release once done with the figures.
 func measure(recs []record.Record) *measurement {
+	return start(len(recs), len(recs) >= measureAsideMin, func(m *measurement) {
+		for i := range recs {
+			m.note(&recs[i])
+		}
+	})
+}
+
+// measureLines is measure of the records record.AppendLineRecords makes of
+// head and then of body, measured from the lines before they are appended.
+func measureLines(head, body []byte) *measurement {
+	return start(0, len(body) >= measureAsideBytes, func(m *measurement) {
+		for _, b := range [2][]byte{head, body} {
+			for i := bytes.IndexByte(b, '\n'); i >= 0; i = bytes.IndexByte(b, '\n') {
+				m.note(&record.Record{Value: b[:i:i]})
+				b = b[i+1:]
+			}
+		}
+	})
+}
+
+// start runs fn to measure records (about n), on a goroutine of its own if
+// aside, else in line. A panic is kept as an error: it must not take the
+// daemon down from a goroutine no handler guards.
+func start(n int, aside bool, fn func(*measurement)) *measurement {
 	m := measurements.Get().(*measurement)
-	if cap(m.lens) < len(recs) {
-		m.lens = make([]recLen, len(recs))
+	m.lens, m.minTs, m.maxTs, m.values, m.err = slices.Grow(m.lens[:0], n), 0, 0, 0, nil
+	run := func() {
+		defer func() {
+			if p := recover(); p != nil {
+				m.err = fmt.Errorf("measuring record %d: panic: %v", len(m.lens), p)
+			}
+		}()
+		fn(m)
 	}
-	m.lens = m.lens[:len(recs)]
-	if len(recs) < measureAsideMin {
-		m.run(recs)
+	if !aside {
+		run()
 		return m
 	}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		m.run(recs)
+		run()
 	}()
 	return m
 }
 
-// run measures recs. A panic is kept as an error: it must not take the
-// daemon down from a goroutine no handler guards.
-func (m *measurement) run(recs []record.Record) {
-	m.minTs, m.maxTs, m.values, m.err = 0, 0, 0, nil
-	defer func() {
-		if p := recover(); p != nil {
-			m.err = fmt.Errorf("measuring %d records: panic: %v", len(recs), p)
+// note measures the next record.
+func (m *measurement) note(r *record.Record) {
+	m.lens = append(m.lens, recLen{plainLen(r), record.JSONFieldsLen(r)})
+	m.values += len(r.Value)
+	if ts := r.Timestamp; ts > 0 {
+		if m.minTs == 0 || ts < m.minTs {
+			m.minTs = ts
 		}
-	}()
-	for i := range recs {
-		r := &recs[i]
-		m.lens[i] = recLen{plainLen(r), record.JSONFieldsLen(r)}
-		m.values += len(r.Value)
-		if ts := r.Timestamp; ts > 0 {
-			if m.minTs == 0 || ts < m.minTs {
-				m.minTs = ts
-			}
-			m.maxTs = max(m.maxTs, ts)
-		}
+		m.maxTs = max(m.maxTs, ts)
 	}
 }
 

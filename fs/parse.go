@@ -12,23 +12,6 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// plainRecords appends a record for each complete line of data (value =
-// the line, aliasing data) to recs. It returns the records and the
-// trailing partial line.
-func plainRecords(recs []record.Record, data []byte) ([]record.Record, []byte) {
-	for {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return recs, data
-		}
-		// Zeroed in place, then one field set: a composite literal would
-		// be built on the stack and copied, a third slower for short lines.
-		recs = append(recs, record.Record{})
-		recs[len(recs)-1].Value = data[:i:i]
-		data = data[i+1:]
-	}
-}
-
 // jsonInput is one log.jsonl line as written by a user.
 type jsonInput struct {
 	Offset    *json.Number      `json:"offset"`

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -41,7 +42,16 @@ func wrapLog(t testing.TB, h *viewHandle, w func(partlog.Log) partlog.Log) {
 // readCounter counts the records read back from a log.
 type readCounter struct {
 	partlog.Log
-	reads int
+	reads     int
+	lineCalls int // of AppendLines, through a lineReadCounter
+}
+
+// lineReadCounter is a readCounter whose log keeps its AppendLines.
+type lineReadCounter struct{ *readCounter }
+
+func (r lineReadCounter) AppendLines(chunks ...[]byte) (int64, int, error) {
+	r.lineCalls++
+	return r.Log.(partlog.LineAppender).AppendLines(chunks...)
 }
 
 func (r *readCounter) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
@@ -128,10 +138,23 @@ func variedLines(rng *rand.Rand, n int) string {
 // equals what a scan of the log reads back, and nothing was read back, not
 // even after the log rolled to new segments.
 func TestAppendBookkeepingMatchesScan(t *testing.T) {
+	for _, lines := range []bool{true, false} {
+		t.Run(fmt.Sprint("AppendLines=", lines), func(t *testing.T) { testAppendBookkeeping(t, lines) })
+	}
+}
+
+// testAppendBookkeeping runs TestAppendBookkeepingMatchesScan on a log
+// with AppendLines, or without (the fs then makes the records).
+func testAppendBookkeeping(t *testing.T, lines bool) {
 	st := memlog.New(memlog.Options{})
 	h := writeHandle(t, st, plainKind)
 	rc := &readCounter{}
-	wrapLog(t, h, func(l partlog.Log) partlog.Log { rc.Log = l; return rc })
+	wrapLog(t, h, func(l partlog.Log) partlog.Log {
+		if rc.Log = l; lines {
+			return lineReadCounter{rc}
+		}
+		return rc
+	})
 	// memlog creates the first segment at the first append; a sync (an
 	// open, a stat) must see it before appends can be noted.
 	if _, errno := h.Write(context.Background(), []byte("first\n"), 0); errno != 0 {
@@ -165,6 +188,9 @@ func TestAppendBookkeepingMatchesScan(t *testing.T) {
 		t.Fatalf("%d segments, want several", n)
 	}
 	sameBookkeeping(t, h.n.p.ly)
+	if lines != (rc.lineCalls > 0) {
+		t.Fatalf("%d writes through AppendLines", rc.lineCalls)
+	}
 }
 
 // TestJSONLAppendBookkeepingMatchesScan: the same for log.jsonl writes with
@@ -217,6 +243,15 @@ func (l *sinkLog) Append(recs []record.Record) (int64, error) {
 	return first, nil
 }
 
+func (l *sinkLog) AppendLines(chunks ...[]byte) (int64, int, error) {
+	first, n := l.end, 0
+	for _, c := range chunks {
+		n += bytes.Count(c, []byte{'\n'})
+	}
+	l.end += int64(n)
+	return first, n, nil
+}
+
 func (l *sinkLog) Segments() ([]partlog.Segment, func()) {
 	return []partlog.Segment{{Next: l.end, Size: l.end, MaxTimestamp: -1, ID: 1}}, func() {}
 }
@@ -241,12 +276,39 @@ func BenchmarkWriteMiB(b *testing.B) {
 	}
 }
 
-// TestMeasurePanicIsAnError: a panic while measuring (here: more records
-// than room for their lengths) becomes an error, not a crash.
+// TestMeasurePanicIsAnError: a panic while measuring, in line or aside,
+// becomes an error that names the record, not a crash.
 func TestMeasurePanicIsAnError(t *testing.T) {
-	m := &measurement{lens: make([]recLen, 1)}
-	m.run(make([]record.Record, 2))
-	if err := m.wait(); err == nil {
-		t.Fatal("no error")
+	for _, aside := range []bool{false, true} {
+		m := start(1, aside, func(m *measurement) {
+			m.note(&record.Record{Value: []byte("x")})
+			panic("measuring")
+		})
+		if err := m.wait(); err == nil || !strings.Contains(err.Error(), "measuring record 1: panic") {
+			t.Fatalf("aside %v: error %v", aside, err)
+		}
+		m.release()
+	}
+}
+
+// TestMeasureLines: measuring lines, in line or aside, gives the figures
+// of measuring the records made of them.
+func TestMeasureLines(t *testing.T) {
+	head := []byte("joined \"line\"\n")
+	var body []byte
+	for i := 0; len(body) < 2*measureAsideBytes; i++ {
+		body = fmt.Appendf(body, "line %d \xff\t%s\n", i, strings.Repeat("é", i%5))
+	}
+	for _, b := range [][]byte{body[:40], body} {
+		recs := record.AppendLineRecords(record.AppendLineRecords(nil, head), b)
+		want := measure(recs)
+		got := measureLines(head, b)
+		if want.wait() != nil || got.wait() != nil || !slices.Equal(got.lens, want.lens) ||
+			got.values != want.values || got.minTs != 0 || got.maxTs != 0 || len(got.lens) != len(recs) {
+			t.Fatalf("%d bytes: lines measured %d records, %d value bytes; records %d, %d",
+				len(b), len(got.lens), got.values, len(want.lens), want.values)
+		}
+		want.release()
+		got.release()
 	}
 }

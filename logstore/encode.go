@@ -91,13 +91,46 @@ func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt re
 // planBatches would make), and refuses a record too large for a batch of
 // its own. REQUIRES: mu held.
 func (l *Log) encodeBatches(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
-	first := len(l.spans)
 	out, spans, err := l.enc.AppendBatches(dst, base, recs, opt, int(limit), l.spans)
+	return l.checkBatches(dst, out, spans, base, limit, err)
+}
+
+// encodeLines is encodeAll of the records record.AppendLineRecords makes
+// of chunks; uncompressed, it encodes the lines where they lie. It returns
+// the number of records. REQUIRES: mu held.
+func (l *Log) encodeLines(chunks [][]byte, base int64, now time.Time) (int, error) {
+	opt, err := l.batchOptions(now.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	if opt.Codec != record.None {
+		var recs []record.Record
+		for _, c := range chunks {
+			recs = record.AppendLineRecords(recs, c)
+		}
+		if len(recs) == 0 {
+			return 0, nil
+		}
+		return len(recs), l.encodeAll(recs, base, now)
+	}
+	l.spans = l.spans[:0]
+	out, spans, n, err := l.enc.AppendLineBatches(l.buf[:0], base, chunks, opt, int(l.batchLimit()), l.spans)
+	if l.buf, err = l.checkBatches(l.buf[:0], out, spans, base, l.batchLimit(), err); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// checkBatches takes the uncompressed batches an encoder appended to dst
+// (out, with their ends in spans after l.spans) into l.spans, or refuses
+// them all when one is over limit: a record too large for a batch of its
+// own. REQUIRES: mu held.
+func (l *Log) checkBatches(dst, out []byte, spans []int, base, limit int64, err error) ([]byte, error) {
 	if err != nil {
 		return out, fmt.Errorf("encode batches at offset %d: %w", base, err)
 	}
 	prev := len(dst)
-	for _, end := range spans[first:] {
+	for _, end := range spans[len(l.spans):] {
 		if int64(end-prev) > limit {
 			h, _ := record.ParseHeader(out[prev:end])
 			return out[:len(dst)], tooLarge(h.BaseOffset, end-prev, limit)

@@ -10,16 +10,18 @@ import (
 )
 
 // BenchmarkAppendMiB appends 1 MiB writes of 100-byte lines without
-// timestamps, as the fs does for `cat` into a log file: the write is over
-// max.message.bytes once framed, so it takes two batches. The baseline is
-// write(2) of the same value bytes to a plain file.
+// timestamps, as records (Append) and as the text the fs gets from `cat`
+// into a log file (AppendLines): the write is over max.message.bytes once
+// framed, so it takes two batches. The baseline is write(2) of the same
+// value bytes to a plain file.
 func BenchmarkAppendMiB(b *testing.B) {
 	for _, codec := range []string{"none", "lz4"} {
-		b.Run(codec, func(b *testing.B) { benchAppendMiB(b, codec) })
+		b.Run(codec, func(b *testing.B) { benchAppendMiB(b, codec, false) })
+		b.Run(codec+"/lines", func(b *testing.B) { benchAppendMiB(b, codec, true) })
 	}
 }
 
-func benchAppendMiB(b *testing.B, codec string) {
+func benchAppendMiB(b *testing.B, codec string, lines bool) {
 	dir, l := appendLog(b, codec)
 	src := benchRecords((1 << 20) / 101)
 	rs := make([]record.Record, len(src))
@@ -33,7 +35,13 @@ func benchAppendMiB(b *testing.B, codec string) {
 	os.Remove(filepath.Join(dir, "plain"))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := l.Append(rs); err != nil {
+		var err error
+		if lines {
+			_, _, err = l.AppendLines(chunk)
+		} else {
+			_, err = l.Append(rs)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -121,34 +121,56 @@ func (l *Log) notify() {
 // Append appends recs atomically as one or more consecutive batches and
 // returns the first offset assigned.
 func (l *Log) Append(recs []record.Record) (int64, error) {
+	first, _, err := l.append(func(first int64, now time.Time) (int, error) {
+		if len(recs) == 0 {
+			return 0, nil
+		}
+		return len(recs), l.encodeAll(recs, first, now)
+	})
+	return first, err
+}
+
+// AppendLines appends, atomically, a record for each '\n'-terminated line
+// of the chunks (as record.AppendLineRecords makes them) and returns the
+// first offset assigned and the number of records. Uncompressed, the lines
+// are encoded where they lie, with no record made for each.
+func (l *Log) AppendLines(chunks ...[]byte) (int64, int, error) {
+	return l.append(func(first int64, now time.Time) (int, error) {
+		return l.encodeLines(chunks, first, now)
+	})
+}
+
+// append runs an append whose encode fills l.buf and l.spans with the
+// batches of n records at offsets first.. (n = 0: nothing to write).
+func (l *Log) append(encode func(first int64, now time.Time) (n int, err error)) (int64, int, error) {
 	if l.readOnly {
-		return 0, fmt.Errorf("append to %s: %w", l.dir, partlog.ErrReadOnly)
+		return 0, 0, fmt.Errorf("append to %s: %w", l.dir, partlog.ErrReadOnly)
 	}
 	l.mu.Lock()
-	first, flush, err := l.appendLocked(recs)
+	first, n, flush, err := l.appendLocked(encode)
 	l.trimBuffers()
 	l.mu.Unlock()
 	if err == nil && flush {
 		err = l.Sync()
 	}
-	return first, err
+	return first, n, err
 }
 
-// appendLocked encodes and writes recs; on a write failure it rolls the log
-// back to where it was (nothing of the append is left, so ENOSPC can be
-// retried once space returns); if the rollback fails too, the error becomes
-// sticky. REQUIRES: mu held.
-func (l *Log) appendLocked(recs []record.Record) (first int64, flush bool, err error) {
+// appendLocked encodes and writes an append; on a write failure it rolls
+// the log back to where it was (nothing of the append is left, so ENOSPC
+// can be retried once space returns); if the rollback fails too, the error
+// becomes sticky. REQUIRES: mu held.
+func (l *Log) appendLocked(encode func(first int64, now time.Time) (int, error)) (first int64, n int, flush bool, err error) {
 	if l.werr != nil {
-		return 0, false, l.werr
+		return 0, 0, false, l.werr
 	}
 	first = l.endLocked()
-	if len(recs) == 0 {
-		return first, false, nil
-	}
 	now := l.now()
-	if err := l.encodeAll(recs, first, now); err != nil {
-		return 0, false, err
+	if n, err = encode(first, now); err != nil {
+		return 0, 0, false, err
+	}
+	if n == 0 {
+		return first, 0, false, nil
 	}
 	u := l.saveUndo()
 	if err := l.writeSpans(now); err != nil {
@@ -156,11 +178,11 @@ func (l *Log) appendLocked(recs []record.Record) (first int64, flush bool, err e
 		if !clean {
 			l.werr = err
 		}
-		return 0, false, err
+		return 0, 0, false, err
 	}
-	l.unflushed += int64(len(recs))
+	l.unflushed += int64(n)
 	l.notify()
-	return first, l.cfg.FlushMessages > 0 && l.unflushed >= l.cfg.FlushMessages, nil
+	return first, n, l.cfg.FlushMessages > 0 && l.unflushed >= l.cfg.FlushMessages, nil
 }
 
 // writeSpans writes the encoded batches in l.buf, rolling as needed.

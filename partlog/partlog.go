@@ -95,6 +95,17 @@ type Log interface {
 	SaveSidecar(name string, data []byte) error
 }
 
+// LineAppender is a Log that takes text as it is written to a plain log
+// file. AppendLines appends, atomically, one record per '\n'-terminated
+// line of the chunks, in order: no key, headers or timestamp, the line
+// without its '\n' as value (record.AppendLineRecords); bytes after a
+// chunk's last '\n' are ignored. It is Append of those records, with the
+// same errors, without a record made per line; it returns the first offset
+// and the number of records. The filesystem uses it where a Log has it.
+type LineAppender interface {
+	AppendLines(chunks ...[]byte) (first int64, n int, err error)
+}
+
 // Segment describes one segment in a snapshot.
 type Segment struct {
 	Base         int64  // base offset

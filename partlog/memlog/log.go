@@ -99,6 +99,20 @@ func cloneRecord(r *record.Record) record.Record {
 	return c
 }
 
+// AppendLines appends the records record.AppendLineRecords makes of each
+// chunk, as one batch (partlog.LineAppender).
+func (l *Log) AppendLines(chunks ...[]byte) (int64, int, error) {
+	var recs []record.Record
+	for _, c := range chunks {
+		recs = record.AppendLineRecords(recs, c)
+	}
+	first, err := l.Append(recs)
+	if err != nil {
+		return 0, 0, err
+	}
+	return first, len(recs), nil
+}
+
 // Append appends recs as one batch (all or none).
 func (l *Log) Append(recs []record.Record) (int64, error) {
 	if l.store.opt.ReadOnly {
