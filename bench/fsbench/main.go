@@ -26,6 +26,7 @@ var (
 	baselineBin = flag.String("baseline", "bin/fsbench-baseline", "baseline binary")
 	work        = flag.String("work", "", "work directory (default: a new temp dir)")
 	sizeMiB     = flag.Int("size", 1024, "MiB of input lines")
+	lineBytes   = flag.Int("line", 120, "bytes per input line, newline included (the issue's ~120; at least 12)")
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")
 	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
 	rounds      = flag.Int("rounds", 3, "throughput rounds, baseline and partfs alternately (medians reported)")
@@ -44,7 +45,7 @@ func main() {
 	in := filepath.Join(dir, "input.txt")
 	lines := genInput(in, int64(*sizeMiB)<<20)
 	size := fileSize(in)
-	fmt.Printf("input: %d lines of 100 bytes + newline, %.2f GiB\n", lines, float64(size)/(1<<30))
+	fmt.Printf("input: %d lines of %d bytes (newline included), %.2f GiB\n", lines, *lineBytes, float64(size)/(1<<30))
 
 	runThroughput(dir, in, size)
 	runPartfs(dir, in, size, lines)
@@ -85,16 +86,18 @@ func die(err error) {
 	os.Exit(1)
 }
 
-// genInput writes 100-byte lines ("%010d" + filler) up to n bytes.
+// genInput writes -line-byte lines ("%010d", filler, newline) up to n
+// bytes.
 func genInput(path string, n int64) int64 {
 	f, err := os.Create(path)
 	if err != nil {
 		die(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	filler := strings.Repeat("abcdefghij", 9)
+	width := max(*lineBytes, 12)
+	filler := strings.Repeat("abcdefghij", width/10+1)[:width-11]
 	var i int64
-	for ; i*101 < n; i++ {
+	for ; i*int64(width) < n; i++ {
 		fmt.Fprintf(w, "%010d%s\n", i, filler)
 	}
 	if err := w.Flush(); err != nil {
@@ -193,7 +196,7 @@ func runPartfs(dir, in string, size, lines int64) {
 
 	start := time.Now()
 	cmd = daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
-	sh("stat " + log + " > /dev/null && tail -c 101 " + log + " > /dev/null")
+	sh("stat " + log + " > /dev/null && tail -c " + fmt.Sprint(*lineBytes) + " " + log + " > /dev/null")
 	fmt.Printf("%-44s %8.0f ms   (1 GiB-class log, clean shutdown before)\n", "partfs: clean remount to first tail -c", float64(time.Since(start).Milliseconds()))
 	stop(cmd)
 	rssIdle(dir)
