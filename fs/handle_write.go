@@ -213,8 +213,8 @@ func (p *part) writable() error {
 // offset first, as m measures them.
 func (p *part) appended(first int64, n int, m *measurement) {
 	err := m.wait()
-	if err == nil && len(m.lens) != n {
-		err = fmt.Errorf("%d records measured, %d appended", len(m.lens), n)
+	if err == nil && len(m.sums) != n {
+		err = fmt.Errorf("%d records measured, %d appended", len(m.sums), n)
 	}
 	if err != nil {
 		p.lg.WithError(err).Error("position bookkeeping left to a later scan")

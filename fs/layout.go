@@ -180,6 +180,39 @@ func (s *segInfo) add(off, plain, json int64) {
 	s.next = off + 1
 }
 
+// addRun is add for records from..to-1 of an append at offset first, as
+// the append's running totals sums give their lengths, each record's JSON
+// length being its fields' plus perJSON. It places the checkpoints add
+// would, found by binary search instead of record by record. REQUIRES:
+// the layout's mu held.
+func (s *segInfo) addRun(first int64, sums []recLen, from, to int, perJSON int64) {
+	var base recLen
+	if from > 0 {
+		base = sums[from-1]
+	}
+	// lengths of the stream ends before record k (from <= k <= to)
+	before := func(k int) [2]int64 {
+		if k == from {
+			return s.length
+		}
+		c := sums[k-1]
+		return [2]int64{s.length[0] + c.plain - base.plain, s.length[1] + c.fields - base.fields + int64(k-from)*perJSON}
+	}
+	for k := from; ; {
+		j := k + sort.Search(to-k, func(d int) bool {
+			pos := before(k + d)
+			return pos[0]-s.lastCk[0] >= ckptEvery || pos[1]-s.lastCk[1] >= ckptEvery
+		})
+		if j == to {
+			break
+		}
+		pos := before(j)
+		s.ckpts = append(s.ckpts, ckpt{off: first + int64(j), pos: pos})
+		s.lastCk, k = pos, j+1
+	}
+	s.length, s.next = before(to), first+int64(to)
+}
+
 func plainLen(r *record.Record) int64 {
 	if r.Value == nil {
 		return 0
@@ -226,19 +259,19 @@ func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
 	}
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
-	s := ly.tail(first, int64(len(m.lens)))
+	s := ly.tail(first, int64(len(m.sums)))
 	if s == nil {
 		return
 	}
 	// The offset's and timestamp's share of a JSON length changes only
-	// where the offset gains a digit, rarely inside one append.
-	lo, hi := record.JSONLenAt(0, first, now), record.JSONLenAt(0, first+int64(len(m.lens))-1, now)
-	for i, l := range m.lens {
-		off, at := first+int64(i), lo
-		if lo != hi {
-			at = record.JSONLenAt(0, off, now)
-		}
-		s.add(off, l.plain, l.fields+at+1)
+	// where the offset gains a digit, rarely inside one append: the
+	// records between are added as one run.
+	n := len(m.sums)
+	for from := 0; from < n; {
+		at := record.JSONLenAt(0, first+int64(from), now)
+		to := from + sort.Search(n-from, func(d int) bool { return record.JSONLenAt(0, first+int64(from+d), now) != at })
+		s.addRun(first, m.sums, from, to, at+1)
+		from = to
 	}
 	ly.dirty = true
 }

@@ -19,9 +19,9 @@ const measureAsideMin = 2048
 // counted: 2048 lines of 64 bytes.
 const measureAsideBytes = measureAsideMin * 64
 
-// recLen is what the position bookkeeping needs of one record before the
-// log has given it an offset: its plain rendering's length (line end
-// included) and its record.JSONFieldsLen.
+// recLen is what the position bookkeeping needs of records before the
+// log has given them offsets: their plain renderings' length (line ends
+// included) and their record.JSONFieldsLen.
 type recLen struct{ plain, fields int64 }
 
 // measurement is what an append's records measure: every byte of every
@@ -30,11 +30,11 @@ type recLen struct{ plain, fields int64 }
 // write. The bookkeeping then reads these figures, not the records.
 type measurement struct {
 	wg     sync.WaitGroup
-	lens   []recLen
-	minTs  int64 // the smallest positive timestamp, 0 if none
-	maxTs  int64 // the largest timestamp
-	values int   // value bytes, for the metrics
-	err    error // a panic while measuring
+	sums   []recLen // running totals: sums[i] adds up records 0..i
+	minTs  int64    // the smallest positive timestamp, 0 if none
+	maxTs  int64    // the largest timestamp
+	values int      // value bytes, for the metrics
+	err    error    // a panic while measuring
 }
 
 var measurements = sync.Pool{New: func() any { return new(measurement) }}
@@ -67,11 +67,11 @@ func measureLines(head, body []byte) *measurement {
 // daemon down from a goroutine no handler guards.
 func start(n int, aside bool, fn func(*measurement)) *measurement {
 	m := measurements.Get().(*measurement)
-	m.lens, m.minTs, m.maxTs, m.values, m.err = slices.Grow(m.lens[:0], n), 0, 0, 0, nil
+	m.sums, m.minTs, m.maxTs, m.values, m.err = slices.Grow(m.sums[:0], n), 0, 0, 0, nil
 	run := func() {
 		defer func() {
 			if p := recover(); p != nil {
-				m.err = fmt.Errorf("measuring record %d: panic: %v", len(m.lens), p)
+				m.err = fmt.Errorf("measuring record %d: panic: %v", len(m.sums), p)
 			}
 		}()
 		fn(m)
@@ -90,7 +90,12 @@ func start(n int, aside bool, fn func(*measurement)) *measurement {
 
 // note measures the next record.
 func (m *measurement) note(r *record.Record) {
-	m.lens = append(m.lens, recLen{plainLen(r), record.JSONFieldsLen(r)})
+	sum := recLen{plainLen(r), record.JSONFieldsLen(r)}
+	if i := len(m.sums); i > 0 {
+		sum.plain += m.sums[i-1].plain
+		sum.fields += m.sums[i-1].fields
+	}
+	m.sums = append(m.sums, sum)
 	m.values += len(r.Value)
 	if ts := r.Timestamp; ts > 0 {
 		if m.minTs == 0 || ts < m.minTs {
