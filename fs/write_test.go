@@ -303,7 +303,7 @@ func TestMeasureLines(t *testing.T) {
 		body = fmt.Appendf(body, "line %d \xff\t%s\n", i, strings.Repeat("é", i%5))
 	}
 	for _, b := range [][]byte{body[:40], body} {
-		recs := record.AppendLineRecords(record.AppendLineRecords(nil, head), b)
+		recs := record.AppendLineRecords(nil, head, b)
 		want := measure(recs)
 		got := measureLines(head, b)
 		if want.wait() != nil || got.wait() != nil || !slices.Equal(got.sums, want.sums) ||

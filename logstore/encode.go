@@ -104,10 +104,7 @@ func (l *Log) encodeLines(chunks [][]byte, base int64, now time.Time) (int, erro
 		return 0, err
 	}
 	if opt.Codec != record.None {
-		var recs []record.Record
-		for _, c := range chunks {
-			recs = record.AppendLineRecords(recs, c)
-		}
+		recs := record.AppendLineRecords(nil, chunks...)
 		if len(recs) == 0 {
 			return 0, nil
 		}

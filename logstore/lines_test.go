@@ -36,10 +36,7 @@ func TestAppendLinesMatchesAppend(t *testing.T) {
 				}
 				chunks = append(chunks, fmt.Appendf(text, "tail%d", rng.IntN(2)))
 			}
-			var recs []record.Record
-			for _, ch := range chunks {
-				recs = record.AppendLineRecords(recs, ch)
-			}
+			recs := record.AppendLineRecords(nil, chunks...)
 			firstA, errA := a.Append(recs)
 			firstB, n, errB := b.AppendLines(chunks...)
 			if errA != nil || errB != nil || firstA != firstB || n != len(recs) {

@@ -11,22 +11,26 @@ import (
 // and reading it back.
 
 // AppendLineRecords appends to recs a record for each '\n'-terminated line
-// of data: no key, headers or timestamp, the line without its '\n' as value
-// (aliasing data, never nil). Bytes after the last '\n' are ignored.
-func AppendLineRecords(recs []Record, data []byte) []Record {
-	for i := bytes.IndexByte(data, '\n'); i >= 0; i = bytes.IndexByte(data, '\n') {
-		// Zeroed in place, then one field set: a composite literal would
-		// be built on the stack and copied, a third slower for short lines.
-		recs = append(recs, Record{})
-		recs[len(recs)-1].Value = data[:i:i]
-		data = data[i+1:]
+// of each chunk in turn: no key, headers or timestamp, the line without its
+// '\n' as value (aliasing the chunk, never nil). Bytes after a chunk's last
+// '\n' are ignored.
+func AppendLineRecords(recs []Record, chunks ...[]byte) []Record {
+	for _, data := range chunks {
+		for i := bytes.IndexByte(data, '\n'); i >= 0; i = bytes.IndexByte(data, '\n') {
+			// Zeroed in place, then one field set: a composite literal
+			// would be built on the stack and copied, a third slower for
+			// short lines.
+			recs = append(recs, Record{})
+			recs[len(recs)-1].Value = data[:i:i]
+			data = data[i+1:]
+		}
 	}
 	return recs
 }
 
 // AppendLineBatches is AppendBatches of the records AppendLineRecords
-// makes of each chunk in turn, byte for byte, without making them. It also
-// returns how many records it wrote.
+// makes of chunks, byte for byte, without making them. It also returns how
+// many records it wrote.
 func (e *Encoder) AppendLineBatches(dst []byte, baseOffset int64, chunks [][]byte, opt BatchOptions, limit int, ends []int) ([]byte, []int, int, error) {
 	if opt.Codec != None || opt.KeepOffsets || opt.LastOffsetDelta != 0 || opt.DeleteHorizonMs != 0 {
 		return dst, ends, 0, errBatchesOptions

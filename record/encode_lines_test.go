@@ -36,16 +36,13 @@ func randomLines(rng *rand.Rand, n int) [][]byte {
 // AppendLineBatches writes the bytes and cuts of AppendBatches over the
 // records AppendLineRecords makes of the same text, whatever the line
 // lengths, chunking, limit and timestamp options. A line split across
-// chunks is two records, as in AppendLineRecords chunk by chunk.
+// chunks is two records, as in AppendLineRecords.
 func TestAppendLineBatchesMatchesRecords(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	var e Encoder
 	for round := range 80 {
 		chunks := randomLines(rng, rng.Intn(400))
-		var recs []Record
-		for _, c := range chunks {
-			recs = AppendLineRecords(recs, c)
-		}
+		recs := AppendLineRecords(nil, chunks...)
 		opt := BatchOptions{DefaultTimestampMs: []int64{0, 1_764_410_450_000}[round%2]}
 		if round%4 == 3 {
 			opt.LogAppendTime, opt.LogAppendTimeMs = true, 1_764_410_460_000

@@ -99,13 +99,10 @@ func cloneRecord(r *record.Record) record.Record {
 	return c
 }
 
-// AppendLines appends the records record.AppendLineRecords makes of each
-// chunk, as one batch (partlog.LineAppender).
+// AppendLines appends the records record.AppendLineRecords makes of
+// chunks, as one batch (partlog.LineAppender).
 func (l *Log) AppendLines(chunks ...[]byte) (int64, int, error) {
-	var recs []record.Record
-	for _, c := range chunks {
-		recs = record.AppendLineRecords(recs, c)
-	}
+	recs := record.AppendLineRecords(nil, chunks...)
 	first, err := l.Append(recs)
 	if err != nil {
 		return 0, 0, err
