@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
@@ -152,6 +153,9 @@ func TestLocateReadsHeadersOnly(t *testing.T) {
 // A Read of one record and OffsetForTime allocate nothing once the pools
 // are warm.
 func TestReadAndTimeLookupAllocations(t *testing.T) {
+	if testutil.Race {
+		t.Skip("allocation counts do not hold under the race detector")
+	}
 	st, l, _ := largeBatchLog(t)
 	defer st.Close()
 	segs, release := l.Segments()
