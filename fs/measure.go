@@ -1,7 +1,6 @@
 package fs
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"sync"
@@ -53,11 +52,8 @@ func measure(recs []record.Record) *measurement {
 // head and then of body, measured from the lines before they are appended.
 func measureLines(head, body []byte) *measurement {
 	return start(0, len(body) >= measureAsideBytes, func(m *measurement) {
-		for _, b := range [2][]byte{head, body} {
-			for i := bytes.IndexByte(b, '\n'); i >= 0; i = bytes.IndexByte(b, '\n') {
-				m.note(&record.Record{Value: b[:i:i]})
-				b = b[i+1:]
-			}
+		for line := range record.Lines(head, body) {
+			m.note(&record.Record{Value: line})
 		}
 	})
 }

@@ -95,6 +95,15 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 // errBatchesOptions refuses options AppendBatches does not take.
 var errBatchesOptions = errors.New("record: AppendBatches writes uncompressed batches without the cleaner's options")
 
+// checkBatchesOptions refuses what AppendBatches and AppendLineBatches do
+// not take: a codec, or the cleaner's options.
+func checkBatchesOptions(opt *BatchOptions) error {
+	if opt.Codec != None || opt.KeepOffsets || opt.LastOffsetDelta != 0 || opt.DeleteHorizonMs != 0 {
+		return errBatchesOptions
+	}
+	return nil
+}
+
 // AppendBatches appends recs to dst as consecutive uncompressed V2 batches
 // of at most limit bytes each where it can, in one pass: a batch is cut
 // before the record that would take it over limit (a record too large
@@ -105,8 +114,8 @@ var errBatchesOptions = errors.New("record: AppendBatches writes uncompressed ba
 // options (KeepOffsets, LastOffsetDelta, DeleteHorizonMs) unset. On error
 // dst and ends are returned with their original lengths.
 func (e *Encoder) AppendBatches(dst []byte, baseOffset int64, recs []Record, opt BatchOptions, limit int, ends []int) ([]byte, []int, error) {
-	if opt.Codec != None || opt.KeepOffsets || opt.LastOffsetDelta != 0 || opt.DeleteHorizonMs != 0 {
-		return dst, ends, errBatchesOptions
+	if err := checkBatchesOptions(&opt); err != nil {
+		return dst, ends, err
 	}
 	start, nends := len(dst), len(ends)
 	for from := 0; from < len(recs); {

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"iter"
 	"math"
 	"slices"
 )
@@ -10,30 +11,42 @@ import (
 // line. Encoding the lines where they lie saves building a Record for each
 // and reading it back.
 
-// AppendLineRecords appends to recs a record for each '\n'-terminated line
-// of each chunk in turn: no key, headers or timestamp, the line without its
-// '\n' as value (aliasing the chunk, never nil). Bytes after a chunk's last
-// '\n' are ignored.
+// AppendLineRecords appends to recs a record for each of the Lines of
+// chunks: no key, headers or timestamp, the line as value (aliasing the
+// chunk, never nil).
 func AppendLineRecords(recs []Record, chunks ...[]byte) []Record {
-	for _, data := range chunks {
-		for i := bytes.IndexByte(data, '\n'); i >= 0; i = bytes.IndexByte(data, '\n') {
-			// Zeroed in place, then one field set: a composite literal
-			// would be built on the stack and copied, a third slower for
-			// short lines.
-			recs = append(recs, Record{})
-			recs[len(recs)-1].Value = data[:i:i]
-			data = data[i+1:]
-		}
+	for line := range Lines(chunks...) {
+		// Zeroed in place, then one field set: a composite literal would
+		// be built on the stack and copied, a third slower for short lines.
+		recs = append(recs, Record{})
+		recs[len(recs)-1].Value = line
 	}
 	return recs
+}
+
+// Lines yields the '\n'-terminated lines of each chunk in turn, without
+// their '\n' (never nil, capacity ending at the line); bytes after a
+// chunk's last '\n' are left out. Every append of text line by line splits
+// it so.
+func Lines(chunks ...[]byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for _, data := range chunks {
+			for i := bytes.IndexByte(data, '\n'); i >= 0; i = bytes.IndexByte(data, '\n') {
+				if !yield(data[:i:i]) {
+					return
+				}
+				data = data[i+1:]
+			}
+		}
+	}
 }
 
 // AppendLineBatches is AppendBatches of the records AppendLineRecords
 // makes of chunks, byte for byte, without making them. It also returns how
 // many records it wrote.
 func (e *Encoder) AppendLineBatches(dst []byte, baseOffset int64, chunks [][]byte, opt BatchOptions, limit int, ends []int) ([]byte, []int, int, error) {
-	if opt.Codec != None || opt.KeepOffsets || opt.LastOffsetDelta != 0 || opt.DeleteHorizonMs != 0 {
-		return dst, ends, 0, errBatchesOptions
+	if err := checkBatchesOptions(&opt); err != nil {
+		return dst, ends, 0, err
 	}
 	start, nends := len(dst), len(ends)
 	ts := TimestampOf(&Record{}, opt.DefaultTimestampMs)
@@ -59,7 +72,10 @@ func (e *Encoder) AppendLineBatches(dst []byte, baseOffset int64, chunks [][]byt
 }
 
 // appendLinesUpTo is appendRecordsUpTo for the next lines: records with
-// equal timestamps (delta 0) and the lines as values.
+// equal timestamps (delta 0) and the lines as values. Its record step is
+// appendRecordsUpTo's, written out again: in a helper both call, which Go
+// does not inline, Encoder.AppendBatch ran ~10% slower (17.5 -> 19.5 us per
+// 1,000 records).
 func appendLinesUpTo(b []byte, lines *lineReader, limit int) ([]byte, int, error) {
 	for i := 0; ; i++ {
 		line := lines.peek()
@@ -83,7 +99,9 @@ func appendLinesUpTo(b []byte, lines *lineReader, limit int) ([]byte, int, error
 	}
 }
 
-// lineReader yields the '\n'-terminated lines of chunks, in order.
+// lineReader reads the Lines of chunks one at a time, for the encoder,
+// which may leave a line for the next batch (Lines itself cannot: a pulled
+// iterator costs a coroutine switch per line).
 type lineReader struct {
 	chunks [][]byte
 	rest   []byte // of the current chunk, after line

@@ -111,6 +111,23 @@ func TestAppendLineBatchesRefuses(t *testing.T) {
 	}
 }
 
+// Lines stops when the loop over it does, and yields an empty line as an
+// empty, non-nil slice.
+func TestLinesStops(t *testing.T) {
+	var got []string
+	for line := range Lines([]byte("a\n\nb\nc\n")) {
+		if line == nil {
+			t.Fatal("nil line")
+		}
+		if got = append(got, string(line)); len(got) == 3 {
+			break
+		}
+	}
+	if fmt.Sprint(got) != "[a  b]" {
+		t.Fatalf("%q", got)
+	}
+}
+
 // AppendLineRecords: one record per line, value aliasing the text (empty
 // lines give empty, non-nil values), the unfinished tail left out.
 func TestAppendLineRecords(t *testing.T) {
