@@ -16,6 +16,15 @@ import (
 // limit and halves one that is over it, so the plan is an optimization,
 // never the guard.
 
+// encodeRecords is encodeAll that returns the number of records and
+// encodes nothing when there are none. REQUIRES: mu held.
+func (l *Log) encodeRecords(recs []record.Record, base int64, now time.Time) (int, error) {
+	if len(recs) == 0 {
+		return 0, nil
+	}
+	return len(recs), l.encodeAll(recs, base, now)
+}
+
 // encodeAll encodes recs into l.buf as batches no larger than the batch
 // limit, with their end positions in l.spans. REQUIRES: mu held.
 func (l *Log) encodeAll(recs []record.Record, base int64, now time.Time) error {
@@ -104,15 +113,12 @@ func (l *Log) encodeLines(chunks [][]byte, base int64, now time.Time) (int, erro
 		return 0, err
 	}
 	if opt.Codec != record.None {
-		recs := record.AppendLineRecords(nil, chunks...)
-		if len(recs) == 0 {
-			return 0, nil
-		}
-		return len(recs), l.encodeAll(recs, base, now)
+		return l.encodeRecords(record.AppendLineRecords(nil, chunks...), base, now)
 	}
 	l.spans = l.spans[:0]
-	out, spans, n, err := l.enc.AppendLineBatches(l.buf[:0], base, chunks, opt, int(l.batchLimit()), l.spans)
-	if l.buf, err = l.checkBatches(l.buf[:0], out, spans, base, l.batchLimit(), err); err != nil {
+	limit := l.batchLimit()
+	out, spans, n, err := l.enc.AppendLineBatches(l.buf[:0], base, chunks, opt, int(limit), l.spans)
+	if l.buf, err = l.checkBatches(l.buf[:0], out, spans, base, limit, err); err != nil {
 		return 0, err
 	}
 	return n, nil

@@ -122,10 +122,7 @@ func (l *Log) notify() {
 // returns the first offset assigned.
 func (l *Log) Append(recs []record.Record) (int64, error) {
 	first, _, err := l.append(func(first int64, now time.Time) (int, error) {
-		if len(recs) == 0 {
-			return 0, nil
-		}
-		return len(recs), l.encodeAll(recs, first, now)
+		return l.encodeRecords(recs, first, now)
 	})
 	return first, err
 }
