@@ -12,13 +12,15 @@ import (
 
 // Errors shared by every backend. fs/ maps them to errno in one place.
 var (
-	ErrNotFound = errors.New("not found")        // ENOENT
-	ErrInvalid  = errors.New("invalid argument") // EINVAL
-	ErrTooLarge = errors.New("record too large") // EFBIG
-	ErrReadOnly = errors.New("read-only")        // EROFS
-	ErrExists   = errors.New("already exists")   // EEXIST
-	ErrNoSpace  = errors.New("no space left")    // ENOSPC
-	ErrCorrupt  = errors.New("corrupt log data") // EIO; record.ErrCorruption also maps to EIO
+	ErrNotFound = errors.New("not found")         // ENOENT
+	ErrInvalid  = errors.New("invalid argument")  // EINVAL
+	ErrTooLarge = errors.New("record too large")  // EFBIG
+	ErrReadOnly = errors.New("read-only")         // EROFS
+	ErrExists   = errors.New("already exists")    // EEXIST
+	ErrNoSpace  = errors.New("no space left")     // ENOSPC
+	ErrCorrupt  = errors.New("corrupt log data")  // EIO; record.ErrCorruption also maps to EIO
+	ErrTimeout  = errors.New("backend timed out") // ETIMEDOUT: a remote backend did not answer in time
+	ErrDenied   = errors.New("permission denied") // EACCES: a remote backend refused the principal
 )
 
 // Special timestamps for Log.OffsetForTime, as in Kafka's ListOffsets.
@@ -113,6 +115,13 @@ type Segment struct {
 	Size         int64  // bytes of the segment file as of the snapshot
 	MaxTimestamp int64  // largest record timestamp, -1 if none
 	ID           uint64 // changes whenever the segment's content is rewritten (compaction, truncation)
+	// Slot > 0 is where the segment's rendered ranges begin (in every
+	// rendering) when the segment before it has not been rendered: a
+	// backend without segment files, whose segments are windows of
+	// offsets, places them on a fixed lattice so that placing one never
+	// reads those before it. 0: the range begins where the previous
+	// segment's rendering ends.
+	Slot int64
 }
 
 // Stats is what `stat` shows of a partition (SPEC §5).

@@ -1,0 +1,110 @@
+package kafkalog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/partfs/partfs/internal/testutil"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+)
+
+// cluster starts an in-process cluster on a loopback port.
+func cluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.Ports(0)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// open opens a Store on c with a short timeout.
+func open(t *testing.T, c *kfake.Cluster, mod ...func(*Options)) *Store {
+	t.Helper()
+	opt := Options{Brokers: c.ListenAddrs(), Timeout: 5 * time.Second, CacheDir: t.TempDir(), Logger: testutil.NewLogger().Entry}
+	for _, m := range mod {
+		m(&opt)
+	}
+	s, err := Open(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// readAll returns every record of l as the filesystem reads it.
+func readAll(t *testing.T, l partlog.Log) []record.Record {
+	t.Helper()
+	segs, release := l.Segments()
+	defer release()
+	var out []record.Record
+	for _, sg := range segs {
+		err := l.Read(sg, sg.Base, func(r *record.Record) bool {
+			c := record.Record{Offset: r.Offset, Timestamp: r.Timestamp, Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value)}
+			for _, h := range r.Headers {
+				c.Headers = append(c.Headers, record.Header{Key: h.Key, Value: bytes.Clone(h.Value)})
+			}
+			out = append(out, c)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func TestAppendRead(t *testing.T) {
+	c := cluster(t)
+	s := open(t, c)
+	if err := s.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateTopic("t"); !errors.Is(err, partlog.ErrExists) {
+		t.Fatalf("second create: %v", err)
+	}
+	l, err := s.Partition("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []record.Record{
+		{Key: []byte("k1"), Value: []byte("v1"), Timestamp: 1000, Headers: []record.Header{{Key: "h", Value: []byte("x")}}},
+		{Value: []byte("v2"), Timestamp: 2000},
+		{Key: []byte("k1"), Timestamp: 3000},
+	}
+	first, err := l.Append(recs)
+	if err != nil || first != 0 {
+		t.Fatalf("append: %d %v", first, err)
+	}
+	first, err = l.Append(recs[:1])
+	if err != nil || first != 3 {
+		t.Fatalf("second append: %d %v", first, err)
+	}
+	if l.StartOffset() != 0 || l.EndOffset() != 4 {
+		t.Fatalf("offsets %d..%d", l.StartOffset(), l.EndOffset())
+	}
+	got := readAll(t, l)
+	if len(got) != 4 {
+		t.Fatalf("read %d records: %+v", len(got), got)
+	}
+	for i, r := range got {
+		want := recs[i%3]
+		if r.Offset != int64(i) || !bytes.Equal(r.Key, want.Key) || !bytes.Equal(r.Value, want.Value) || r.Timestamp != want.Timestamp ||
+			(want.Value == nil) != (r.Value == nil) || fmt.Sprint(r.Headers) != fmt.Sprint(want.Headers) {
+			t.Errorf("record %d: %+v, want %+v", i, r, want)
+		}
+	}
+	for ts, want := range map[int64]int64{1500: 1, 2000: 1, 99999: 4, partlog.Earliest: 0, partlog.Latest: 4, partlog.MaxTimestamp: 2} {
+		if off, err := l.OffsetForTime(ts); err != nil || off != want {
+			t.Errorf("OffsetForTime(%d) = %d, %v; want %d", ts, off, err, want)
+		}
+	}
+}
