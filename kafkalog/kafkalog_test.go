@@ -2,15 +2,19 @@ package kafkalog
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/partlog/partlogtest"
 	"github.com/partfs/partfs/record"
 )
 
@@ -107,4 +111,84 @@ func TestAppendRead(t *testing.T) {
 			t.Errorf("OffsetForTime(%d) = %d, %v; want %d", ts, off, err, want)
 		}
 	}
+}
+
+// TestConformance runs partlogtest on the backend over kfake. Not run:
+// LineAppender and SegmentFiler (the backend has neither), Retention (the
+// suite's partitions fit one window of offsets) and Rewrite: a window
+// keeps its ID when the cluster compacts inside it, which the backend does
+// not see without reading the window again.
+func TestConformance(t *testing.T) {
+	clusters := map[partlog.Store]*kfake.Cluster{}
+	caches := map[partlog.Store]string{}
+	openOn := func(t *testing.T, c *kfake.Cluster, cache string, ro bool) partlog.Store {
+		s := open(t, c, func(o *Options) { o.CacheDir, o.ReadOnly = cache, ro })
+		clusters[s], caches[s] = c, cache
+		return s
+	}
+	partlogtest.Run(t, partlogtest.Backend{
+		New: func(t *testing.T) partlog.Store { return openOn(t, cluster(t), t.TempDir(), false) },
+		Reopen: func(t *testing.T, st partlog.Store) partlog.Store {
+			st.Close()
+			return openOn(t, clusters[st], caches[st], false)
+		},
+		ReadOnly: func(t *testing.T) partlog.Store {
+			c := cluster(t)
+			w := open(t, c)
+			if err := w.CreateTopic("ro"); err != nil {
+				t.Fatal(err)
+			}
+			l, _ := w.Partition("ro", 0)
+			if _, err := l.Append([]record.Record{{Value: []byte("x")}}); err != nil {
+				t.Fatal(err)
+			}
+			return openOn(t, c, t.TempDir(), true)
+		},
+		Transactions: func(t *testing.T) partlog.Store {
+			c := cluster(t)
+			writeTxnLayout(t, c)
+			return openOn(t, c, t.TempDir(), false)
+		},
+	})
+}
+
+// writeTxnLayout produces partlogtest.TxnLayout into txn-0 with franz-go's
+// own producers: plain records, an aborted and a committed transaction.
+func writeTxnLayout(t *testing.T, c *kfake.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	base := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic("txn")}
+	plain, err := kgo.NewClient(base...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, err := kadm.NewClient(plain).CreateTopic(ctx, 1, 1, nil, "txn"); err != nil {
+		t.Fatal(err)
+	}
+	produce := func(cl *kgo.Client, offs ...int) {
+		for _, o := range offs {
+			if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(fmt.Sprint("v", o))}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	txn := func(id string, offs []int, commit kgo.TransactionEndTry) {
+		cl, err := kgo.NewClient(append(base, kgo.TransactionalID(id))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		produce(cl, offs...)
+		if err := cl.EndTransaction(ctx, commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	produce(plain, 0, 1)
+	txn("a", []int{2, 3}, kgo.TryAbort)
+	txn("b", []int{5, 6}, kgo.TryCommit)
+	produce(plain, 8)
 }

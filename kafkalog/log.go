@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -39,11 +40,12 @@ type Log struct {
 	part  int32
 
 	mu      sync.Mutex
-	start   int64           // REQUIRES: mu held; log start offset as of at
-	end     int64           // REQUIRES: mu held; last stable offset (read_committed end) as of at
-	at      time.Time       // REQUIRES: mu held; zero: ask again
-	changed chan struct{}   // REQUIRES: mu held
-	gens    map[int64]int64 // REQUIRES: mu held; window base -> times an append to it did not land as one run
+	start   int64              // REQUIRES: mu held; log start offset as of at
+	end     int64              // REQUIRES: mu held; last stable offset (read_committed end) as of at
+	at      time.Time          // REQUIRES: mu held; zero: ask again
+	changed chan struct{}      // REQUIRES: mu held
+	gens    map[int64]int64    // REQUIRES: mu held; window base -> times an append to it did not land as one run
+	counts  map[int64]winCount // REQUIRES: mu held; window base -> records counted (count.go)
 
 	w appender // one writer at a time (produce.go)
 }
@@ -51,7 +53,7 @@ type Log struct {
 var _ partlog.Log = (*Log)(nil)
 
 func newLog(s *Store, topic string, n int32) *Log {
-	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}}
+	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]winCount{}}
 }
 
 // Topic returns the topic name.
@@ -160,6 +162,9 @@ func (l *Log) listOffset(ctx context.Context, ts int64) (int64, int64, error) {
 // OffsetForTime resolves ts with the cluster's ListOffsets; no record
 // qualifying gives the log end offset.
 func (l *Log) OffsetForTime(ts int64) (int64, error) {
+	if ts < partlog.MaxTimestamp {
+		return 0, fmt.Errorf("timestamp %d: %w", ts, partlog.ErrInvalid)
+	}
 	var off int64
 	err := l.s.call(l.where(""), "list offsets", func(ctx context.Context) error {
 		var err error
@@ -239,14 +244,23 @@ func (l *Log) bump(from, to int64) {
 }
 
 // Stats is what `stat` shows: the cluster's offsets, size on disk
-// (DescribeLogDirs, the largest replica), configs; Records counts the
-// offsets between start and end, which is exact only without compaction
-// and transaction markers.
+// (DescribeLogDirs, the largest replica), configs, and the records a
+// reader sees, counted window by window (count; an upper bound until
+// every window is counted).
 func (l *Log) Stats() partlog.Stats {
-	start, end := l.offsets()
 	segs, _ := l.Segments()
-	st := partlog.Stats{LogStartOffset: start, LogEndOffset: end, Records: end - start, Segments: len(segs),
+	start, end := l.offsets()
+	st := partlog.Stats{LogStartOffset: start, LogEndOffset: end, Segments: len(segs),
 		FirstTimestampMs: -1, MaxTimestampMs: -1, RecoveryPoint: end, CleanerCheckpoint: -1, SizeBytes: l.size()}
+	var exact bool
+	st.Records, exact = l.count(segs)
+	st.RecordsBound = !exact
+	if len(segs) > 0 {
+		_ = l.Read(segs[0], start, func(r *record.Record) bool {
+			st.FirstTimestampMs = r.Timestamp
+			return false
+		})
+	}
 	_ = l.s.call(l.where(""), "list offsets", func(ctx context.Context) error {
 		_, ts, err := l.listOffset(ctx, partlog.MaxTimestamp)
 		if err == nil {
@@ -298,6 +312,9 @@ func (l *Log) sidecarPath(name string) string {
 
 // LoadSidecar reads a sidecar from the cache directory.
 func (l *Log) LoadSidecar(name string) ([]byte, error) {
+	if err := partlog.CheckSidecarName(name); err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(l.sidecarPath(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrNotFound)
@@ -307,5 +324,11 @@ func (l *Log) LoadSidecar(name string) ([]byte, error) {
 
 // SaveSidecar writes a sidecar to the cache directory durably.
 func (l *Log) SaveSidecar(name string, data []byte) error {
+	if err := partlog.CheckSidecarName(name); err != nil {
+		return err
+	}
+	if l.s.opt.ReadOnly {
+		return fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrReadOnly)
+	}
 	return vfs.WriteFileDurable(vfs.Default, l.sidecarPath(name), data)
 }

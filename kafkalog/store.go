@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -142,6 +143,9 @@ func (s *Store) Partitions(topic string) (int, error) {
 // replication factor (CreateTopics), and waits until it has a leader.
 func (s *Store) CreateTopic(topic string) error {
 	w := where{broker: s.seeds(), topic: topic, partition: -1}
+	if err := partlog.CheckTopic(topic); err != nil {
+		return err
+	}
 	if s.opt.ReadOnly {
 		return fmt.Errorf("%s: create: %w", w, partlog.ErrReadOnly)
 	}
@@ -186,6 +190,9 @@ func (s *Store) AddPartition(topic string, n int) error {
 	count, err := s.Partitions(topic)
 	if err != nil {
 		return err
+	}
+	if n >= 0 && n < count {
+		return fmt.Errorf("%s: %w", w, partlog.ErrExists)
 	}
 	if n != count {
 		return fmt.Errorf("%s: partition %d is not the next (%d partitions): %w", w, n, count, partlog.ErrInvalid)
@@ -256,7 +263,7 @@ func (s *Store) SetTopicConfig(topic string, kv []partlog.KV) error {
 	if s.opt.ReadOnly {
 		return fmt.Errorf("%s: alter configs: %w", w, partlog.ErrReadOnly)
 	}
-	if _, err := s.Partitions(topic); err != nil {
+	if err := s.precheck(topic, kv); err != nil {
 		return err
 	}
 	alter := make([]kadm.AlterConfig, len(kv))
@@ -286,6 +293,32 @@ func (s *Store) SetTopicConfig(topic string, kv []partlog.KV) error {
 	s.mu.Lock()
 	delete(s.confs, topic)
 	s.mu.Unlock()
+	return nil
+}
+
+// precheck refuses what Kafka refuses but a cluster may take (kfake
+// takes any key and value): a key the topic's description does not list
+// and package config does not know, a bad value of a key package config
+// knows (its rules are Kafka's).
+func (s *Store) precheck(topic string, kv []partlog.KV) error {
+	described, err := s.TopicConfig(topic)
+	if err != nil {
+		return err
+	}
+	listed := make(map[string]bool, len(described))
+	for _, c := range described {
+		listed[c.Key] = true
+	}
+	t := config.Defaults()
+	for _, c := range kv {
+		if config.Known(c.Key) {
+			if err := t.Set(c.Key, c.Value); err != nil {
+				return fmt.Errorf("topic %s: %w: %w", topic, partlog.ErrInvalid, err)
+			}
+		} else if !listed[c.Key] {
+			return fmt.Errorf("topic %s: unknown config %q: %w", topic, c.Key, partlog.ErrInvalid)
+		}
+	}
 	return nil
 }
 

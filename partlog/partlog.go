@@ -50,7 +50,9 @@ package partlog
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/partfs/partfs/record"
@@ -178,9 +180,12 @@ type Segment struct {
 
 // Stats is what `stat` shows of a partition (SPEC §5).
 type Stats struct {
-	LogStartOffset    int64
-	LogEndOffset      int64
-	Records           int64 // records a reader of log.jsonl sees now
+	LogStartOffset int64
+	LogEndOffset   int64
+	Records        int64 // records a reader of log.jsonl sees now
+	// RecordsBound: Records is only an upper bound (the offsets between
+	// start and end), for a backend that has not counted them all yet.
+	RecordsBound      bool
 	Segments          int
 	SizeBytes         int64
 	FirstTimestampMs  int64
@@ -221,4 +226,27 @@ type FileInfo struct {
 type SegmentFile interface {
 	io.ReaderAt
 	io.Closer
+}
+
+// CheckTopic applies Kafka's topic name rule: 1 to 249 characters of
+// [a-zA-Z0-9._-], not "." or "..". A bad name wraps ErrInvalid.
+func CheckTopic(name string) error {
+	ok := name != "" && len(name) <= 249 && name != "." && name != ".."
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c == '.' || c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+	}
+	if !ok {
+		return fmt.Errorf("topic name %q: want 1 to 249 characters of [a-zA-Z0-9._-], not . or ..: %w", name, ErrInvalid)
+	}
+	return nil
+}
+
+// CheckSidecarName refuses a sidecar name that is empty, "." or "..", or
+// holds '/' or NUL (wrapping ErrInvalid).
+func CheckSidecarName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return fmt.Errorf("sidecar name %q: %w", name, ErrInvalid)
+	}
+	return nil
 }
