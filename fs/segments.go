@@ -17,6 +17,7 @@ type dirLog interface{ Dir() string }
 // segmentsDir is segments/: the partition's files as they are.
 type segmentsDir struct {
 	gofs.Inode
+	fixedDir
 	p *part
 }
 
@@ -64,7 +65,10 @@ func (d *segmentsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	if err != nil || !st.Mode().IsRegular() {
 		return nil, syscall.ENOENT
 	}
-	ch := d.NewInode(ctx, &rawFile{p: d.p, path: path}, gofs.StableAttr{Mode: syscall.S_IFREG})
+	ch := d.GetChild(name)
+	if f, ok := opsOf[*rawFile](ch); !ok || !f.same(st) {
+		ch = d.NewInode(ctx, &rawFile{p: d.p, path: path, st: st}, gofs.StableAttr{Mode: syscall.S_IFREG})
+	}
 	fillEntry(ctx, ch, out)
 	volatile(out)
 	return ch, 0
@@ -75,6 +79,22 @@ type rawFile struct {
 	gofs.Inode
 	p    *part
 	path string
+	st   os.FileInfo // the file at lookup
+}
+
+// same reports whether st is the file this node was looked up as: a
+// lookup again finds the same inode (cp checks that a file it copies was
+// not replaced), unless the name now names another file.
+func (f *rawFile) same(st os.FileInfo) bool { return os.SameFile(f.st, st) }
+
+// opsOf returns the node of ch if it is a T.
+func opsOf[T gofs.InodeEmbedder](ch *gofs.Inode) (T, bool) {
+	var zero T
+	if ch == nil {
+		return zero, false
+	}
+	t, ok := ch.Operations().(T)
+	return t, ok
 }
 
 var (
@@ -91,6 +111,10 @@ func (f *rawFile) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.Att
 	out.Mode = syscall.S_IFREG | 0o444
 	out.Size = uint64(st.Size())
 	out.Nlink = 1
+	out.Blksize = smallBlksize
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		out.Blocks = uint64(sys.Blocks) // du: the disk the file takes
+	}
 	setTimes(&out.Attr, st.ModTime())
 	return 0
 }
