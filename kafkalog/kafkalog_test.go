@@ -18,16 +18,8 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// cluster starts an in-process cluster on a loopback port.
-func cluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster {
-	t.Helper()
-	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.Ports(0)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
+// cluster starts an in-process cluster on loopback ports.
+func cluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster { return testutil.Kafka(t, opts...) }
 
 // open opens a Store on c with a short timeout.
 func open(t *testing.T, c *kfake.Cluster, mod ...func(*Options)) *Store {

@@ -1,11 +1,8 @@
 package systest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,14 +13,11 @@ import (
 	"github.com/partfs/partfs/internal/testutil"
 )
 
-// kafkaCluster starts an in-process Kafka-protocol cluster on a loopback port.
+// kafkaCluster starts an in-process cluster (testutil.Kafka) and returns
+// its bootstrap address.
 func kafkaCluster(t *testing.T, opts ...kfake.Opt) (*kfake.Cluster, string) {
 	t.Helper()
-	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.Ports(0)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := testutil.Kafka(t, opts...)
 	return c, strings.Join(c.ListenAddrs(), ",")
 }
 
@@ -39,39 +33,10 @@ func kafkaMount(t *testing.T, addr, cache string, extra ...string) *daemon {
 	return startDaemon(t, "", mnt, args...)
 }
 
-// needKcat skips without kcat unless CI is set (test.sh installs it).
-func needKcat(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("kcat"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("kcat is not installed (test.sh installs it)")
-		}
-		t.Skip("kcat is not installed")
-	}
-}
-
-// kcat runs Debian's kcat against addr with stdin and returns its stdout.
+// kcat runs kcat against addr (testutil.RunKcat).
 func kcat(t *testing.T, addr, stdin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("kcat", append([]string{"-b", addr}, args...)...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	done := make(chan error, 1)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("kcat %v: %v\n%s", args, err, errb.String())
-		}
-	case <-time.After(60 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("kcat %v did not finish in 60 s\n%s", args, errb.String())
-	}
-	return out.String()
+	return testutil.RunKcat(t, stdin, append([]string{"-b", addr}, args...)...)
 }
 
 // sh runs a script in the mount and fails the test on an error.
@@ -135,7 +100,7 @@ func asKcat(recs []kafkaRec) string {
 // TestKafkaKcatProducesMountReads: what kcat -P produces with keys and
 // headers, in every codec, reads through the mount as kcat -C reads it.
 func TestKafkaKcatProducesMountReads(t *testing.T) {
-	needKcat(t)
+	testutil.Kcat(t)
 	_, addr := kafkaCluster(t)
 	d := kafkaMount(t, addr, "")
 	var input strings.Builder
@@ -162,7 +127,7 @@ func TestKafkaKcatProducesMountReads(t *testing.T) {
 // with keys, headers and timestamps, @key/K and its tombstone) kcat -C
 // reads identically.
 func TestKafkaMountWritesKcatReads(t *testing.T) {
-	needKcat(t)
+	testutil.Kcat(t)
 	_, addr := kafkaCluster(t)
 	d := kafkaMount(t, addr, "")
 	d.sh(`mkdir t && printf 'one\ntwo\n' >> t/0/log && echo three >> t/0/log
