@@ -276,3 +276,30 @@ func TestArchiveToolsAfterRetention(t *testing.T) {
 		t.Errorf("tar's log: %d bytes, want cat's %d then NULs to st_size %s", len(got), len(want), size)
 	}
 }
+
+// TestLongLineWholeOrEFBIG: one write() of a 1.1 MB line, longer than one
+// FUSE request, fails whole with EFBIG where max.message.bytes is the
+// default (dd copies 0 bytes: no short count; nothing is stored) and is
+// stored whole where max.message.bytes allows it.
+func TestLongLineWholeOrEFBIG(t *testing.T) {
+	e := newEnv(t, mountOpt{})
+	e.sh("mkdir t u && echo max.message.bytes=2000000 >> u/config && echo first >> t/0/log && echo first >> u/0/log")
+	line := t.TempDir() + "/line"
+	e.sh("head -c 825000 /dev/urandom | base64 -w0 > " + line + " && echo >> " + line)
+	dd := "dd if=" + line + " bs=4M oflag=append conv=notrunc"
+	if o, err := e.try(dd + " of=t/0/log 2>&1"); err == nil || !strings.Contains(o, "File too large") || !strings.Contains(o, "\n0 bytes copied") {
+		t.Errorf("dd of the long line to t: %v: %s", err, o)
+	}
+	if got := e.sh("cat t/0/log"); got != "first\n" {
+		t.Errorf("t/0/log holds %d bytes after the refused line", len(got))
+	}
+	if o, err := e.try(dd + " of=u/0/log 2>&1"); err != nil || !strings.Contains(o, "\n1100001 bytes") {
+		t.Errorf("dd of the long line to u: %v: %s", err, o)
+	}
+	if got, want := e.sh("tail -n +2 u/0/log | md5sum"), e.sh("md5sum < "+line); got != want || e.sh("grep -c . u/0/log") != "2\n" {
+		t.Errorf("u/0/log does not hold the line whole as one record")
+	}
+	if got := e.sh("echo second >> t/0/log && cat t/0/log"); got != "first\nsecond\n" {
+		t.Errorf("t/0/log after a refused line and an append: %q", got)
+	}
+}
