@@ -20,6 +20,7 @@ func commands() []command {
 		{"dump", "print segment, index and checkpoint files (like kafka-dump-log.sh)", dumpCmd},
 		{"check", "verify every segment and index of an unmounted DATADIR", checkCmd},
 		{"compact", "run the log cleaner once on an unmounted DATADIR", compactCmd},
+		{"dev-cluster", "serve a local in-memory Kafka-protocol cluster for demos and tests", devClusterCmd},
 	}
 }
 
@@ -49,7 +50,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: partfs COMMAND [flags] ARGS...")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'partfs COMMAND --help' for a command's flags and examples.")
 }
