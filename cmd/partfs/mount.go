@@ -48,7 +48,9 @@ type mountFlags struct {
 	datadir, mountpoint             string
 }
 
-func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
+// parseMountFlags parses the mount command line; done reports that the
+// command should exit with code (--help, a bad flag).
+func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, code int, done bool) {
 	mf := &mountFlags{config: configFlags{}}
 	fl := flag.NewFlagSet("partfs mount", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -60,30 +62,27 @@ func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
 	fl.StringVar(&mf.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole mount to this file")
 	fl.Var(mf.config, "config", "KEY=VALUE topic default for this mount (repeatable; not stored)")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, mountHelp)
+		fmt.Fprint(fl.Output(), mountHelp)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		return nil, err
+	if code, done := parseFlagsTo(fl, args, stdout, stderr); done {
+		return nil, code, true
 	}
 	if fl.NArg() != 2 {
 		fl.Usage()
-		return nil, errors.New("need DATADIR and MOUNTPOINT")
+		fmt.Fprintln(stderr, "partfs mount: need DATADIR and MOUNTPOINT")
+		return nil, 2, true
 	}
 	mf.datadir, mf.mountpoint = fl.Arg(0), fl.Arg(1)
-	return mf, nil
+	return mf, 0, false
 }
 
 // mountCmd serves DATADIR on MOUNTPOINT until a signal or umount, then
 // closes the store cleanly (flush, checkpoints, clean-shutdown marker).
 func mountCmd(args []string) int {
-	mf, err := parseMountFlags(args, os.Stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(os.Stderr, "partfs mount:", err)
-		return 2
+	mf, code, done := parseMountFlags(args, os.Stdout, os.Stderr)
+	if done {
+		return code
 	}
 	lg, err := mf.log.logger(os.Stderr, "mount")
 	if err != nil {
@@ -118,6 +117,10 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	if err != nil {
 		return fmt.Errorf("--config: %w", err)
 	}
+	if err := checkMountpoint(mf.mountpoint); err != nil {
+		return err
+	}
+	noteDataDir(mf.datadir, mf.mountpoint, mf.readOnly, lg)
 	mets := metrics.New(nil)
 	st, err := openStore(mf, defaults, mets, lg)
 	if err != nil {
@@ -142,7 +145,7 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	if err != nil {
 		stopCleaner()
 		_ = st.Close()
-		return fmt.Errorf("mount on %s: %w (a dead mount there? try: umount -l %s)", mf.mountpoint, err, mf.mountpoint)
+		return fmt.Errorf("mount on %s: %w", mf.mountpoint, err)
 	}
 	lg.WithFields(logrus.Fields{"datadir": mf.datadir, "mountpoint": mf.mountpoint, "read_only": mf.readOnly}).Info("mounted")
 	go func() {
