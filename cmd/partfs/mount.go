@@ -53,7 +53,9 @@ type mountFlags struct {
 	kafka                           kafkaFlags
 }
 
-func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
+// parseMountFlags parses the mount command line; done reports that the
+// command should exit with code (--help, a bad flag).
+func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, code int, done bool) {
 	mf := &mountFlags{config: configFlags{}}
 	fl := flag.NewFlagSet("partfs mount", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -66,11 +68,11 @@ func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
 	fl.Var(mf.config, "config", "KEY=VALUE topic default for this mount (repeatable; not stored)")
 	mf.kafka.register(fl)
 	fl.Usage = func() {
-		fmt.Fprint(stderr, mountHelp)
+		fmt.Fprint(fl.Output(), mountHelp)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		return nil, err
+	if code, done := parseFlagsTo(fl, args, stdout, stderr); done {
+		return nil, code, true
 	}
 	if mf.kafka.brokers != "" {
 		if fl.NArg() != 1 {
@@ -82,22 +84,19 @@ func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
 	}
 	if fl.NArg() != 2 {
 		fl.Usage()
-		return nil, errors.New("need DATADIR and MOUNTPOINT")
+		fmt.Fprintln(stderr, "partfs mount: need DATADIR and MOUNTPOINT")
+		return nil, 2, true
 	}
 	mf.datadir, mf.mountpoint = fl.Arg(0), fl.Arg(1)
-	return mf, nil
+	return mf, 0, false
 }
 
 // mountCmd serves DATADIR on MOUNTPOINT until a signal or umount, then
 // closes the store cleanly (flush, checkpoints, clean-shutdown marker).
 func mountCmd(args []string) int {
-	mf, err := parseMountFlags(args, os.Stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(os.Stderr, "partfs mount:", err)
-		return 2
+	mf, code, done := parseMountFlags(args, os.Stdout, os.Stderr)
+	if done {
+		return code
 	}
 	lg, err := mf.log.logger(os.Stderr, "mount")
 	if err != nil {
@@ -132,6 +131,10 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	if err != nil {
 		return fmt.Errorf("--config: %w", err)
 	}
+	if err := checkMountpoint(mf.mountpoint); err != nil {
+		return err
+	}
+	noteDataDir(mf.datadir, mf.mountpoint, mf.readOnly, lg)
 	mets := metrics.New(nil)
 	var st partlog.Store
 	stopCleaner, fsName := func() {}, mf.datadir
@@ -167,7 +170,7 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	if err != nil {
 		stopCleaner()
 		_ = st.Close()
-		return fmt.Errorf("mount on %s: %w (a dead mount there? try: umount -l %s)", mf.mountpoint, err, mf.mountpoint)
+		return fmt.Errorf("mount on %s: %w", mf.mountpoint, err)
 	}
 	lg.WithFields(logrus.Fields{"datadir": fsName, "mountpoint": mf.mountpoint, "read_only": mf.readOnly}).Info("mounted")
 	go func() {
