@@ -77,10 +77,11 @@ func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, co
 	if mf.kafka.brokers != "" {
 		if fl.NArg() != 1 {
 			fl.Usage()
-			return nil, errors.New("with --kafka, need only MOUNTPOINT")
+			fmt.Fprintln(stderr, "partfs mount: with --kafka, need only MOUNTPOINT")
+			return nil, 2, true
 		}
 		mf.mountpoint = fl.Arg(0)
-		return mf, nil
+		return mf, 0, false
 	}
 	if fl.NArg() != 2 {
 		fl.Usage()
