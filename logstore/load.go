@@ -251,7 +251,11 @@ func (l *Log) scanTail(s *segment) error {
 	}
 	sc := record.NewScanner(s.log, int64(pos), s.size, s.path)
 	end := int64(pos)
+	order := record.NewOffsetOrder(s.base, math.MaxInt64)
 	for sc.Next() {
+		if err := order.Check(sc.Batch()); err != nil {
+			return err
+		}
 		h := &sc.Batch().Header
 		s.next = max(s.next, h.LastOffset()+1)
 		end = sc.Batch().Pos + h.Size()
