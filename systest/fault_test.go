@@ -30,6 +30,12 @@ func faultCases() []faultCase {
 	var cases []faultCase
 	cases = append(cases, symlinkFaults()...)
 	cases = append(cases, settingFaults()...)
+	for i, dc := range offsetDamage("") {
+		cases = append(cases, faultCase{name: "offsets: " + dc.name, run: func(t *testing.T, dir string) {
+			m := buildDataDir(t, dir)
+			runDamage(t, dir, offsetDamage(dir)[i], m)
+		}})
+	}
 	return cases
 }
 
