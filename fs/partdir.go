@@ -2,6 +2,7 @@ package fs
 
 import (
 	"context"
+	"slices"
 	"syscall"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
@@ -30,9 +31,11 @@ var partEntries = []fuse.DirEntry{
 	{Name: "@offset", Mode: syscall.S_IFDIR},
 	{Name: "@time", Mode: syscall.S_IFDIR},
 	{Name: "@key", Mode: syscall.S_IFDIR},
-	{Name: "segments", Mode: syscall.S_IFDIR},
 	{Name: "stat", Mode: syscall.S_IFREG},
 }
+
+// segmentsEntry is listed where the partition's Log is a partlog.SegmentFiler.
+var segmentsEntry = fuse.DirEntry{Name: "segments", Mode: syscall.S_IFDIR}
 
 func (n *partNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	n.p.fsys.dirAttr(out)
@@ -40,7 +43,11 @@ func (n *partNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.At
 }
 
 func (n *partNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
-	return gofs.NewListDirStream(partEntries), 0
+	ents := partEntries
+	if _, ok := n.p.segmentFiler(); ok {
+		ents = append(slices.Clip(ents), segmentsEntry)
+	}
+	return gofs.NewListDirStream(ents), 0
 }
 
 func (n *partNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
@@ -68,7 +75,9 @@ func (n *partNode) childMaker(name string) (func() gofs.InodeEmbedder, uint32) {
 	case "@key":
 		return func() gofs.InodeEmbedder { return &keyDir{p: p} }, syscall.S_IFDIR
 	case "segments":
-		return func() gofs.InodeEmbedder { return &segmentsDir{p: p} }, syscall.S_IFDIR
+		if sf, ok := p.segmentFiler(); ok {
+			return func() gofs.InodeEmbedder { return &segmentsDir{p: p, files: sf} }, syscall.S_IFDIR
+		}
 	case "stat":
 		return func() gofs.InodeEmbedder {
 			return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", "stat"), gen: p.statText, sync: p.log.Sync}
