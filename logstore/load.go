@@ -77,7 +77,7 @@ func (st *Store) loadTopic(name string, ns []int, overrides map[string]string, c
 			}
 		}
 		if err != nil {
-			t.unopened[n] = fmt.Errorf("%s not opened: %w: %w", dir, partlog.ErrCorrupt, err)
+			t.unopened[n] = fmt.Errorf("%s not opened: %w: %v", dir, partlog.ErrCorrupt, err)
 			st.keepCheckpoints(name, n, cps)
 		}
 	}

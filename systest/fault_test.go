@@ -151,6 +151,37 @@ func symlinkFaults() []faultCase {
 		linked("sealed .index is a symlink, clean", "00000000000000000011.index", true),
 		linked("active .timeindex is a symlink, unclean", "00000000000000000033.timeindex", false),
 		linked("sealed .log is a symlink, clean", "00000000000000000000.log", true),
+		{name: "a link beside the segments is not served by segments/", run: func(t *testing.T, dir string) {
+			buildDataDir(t, dir)
+			out := newOutsider(t, dir)
+			if err := os.Chmod(out.path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"notes.txt", "00000000000000000050.snapshot"} {
+				symlinkOver(t, filepath.Join(dir, "t-0", name), out.path)
+			}
+			d := startDaemon(t, dir, dir+".mnt")
+			for _, name := range []string{"notes.txt", "00000000000000000050.snapshot"} {
+				b, err := os.ReadFile(d.path("t", "0", "segments", name))
+				if errnoOf(err) != syscall.ENOENT {
+					t.Errorf("read segments/%s: %q %v, want ENOENT", name, b, err)
+				}
+			}
+			ents, err := os.ReadDir(d.path("t", "0", "segments"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				if e.Name() == "notes.txt" || strings.HasSuffix(e.Name(), ".snapshot") {
+					t.Errorf("ls segments/ lists %s", e.Name())
+				}
+			}
+			if offs, err := jsonlOffsets(d, "t", "0"); err != nil || len(offs) != tEnd {
+				t.Errorf("t/0/log.jsonl: %d records, %v; want %d", len(offs), err, tEnd)
+			}
+			d.stop()
+			out.untouched(t)
+		}},
 		{name: "partition directory is a symlink", run: func(t *testing.T, dir string) {
 			buildDataDir(t, dir)
 			moved := dir + ".outside-t-0"

@@ -100,7 +100,7 @@ func (b *beneathFS) openRel(op, name, rel string, flag int, perm uint32) (int, e
 // for an escape.
 func symlinkErr(err error) error {
 	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
-		return fmt.Errorf("%w (%v)", ErrOutside, err)
+		return fmt.Errorf("%w (%w)", ErrOutside, err)
 	}
 	return err
 }
