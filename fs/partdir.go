@@ -12,6 +12,7 @@ import (
 // partNode is a partition directory (SPEC §2).
 type partNode struct {
 	gofs.Inode
+	fixedDir
 	p *part
 }
 
@@ -69,14 +70,14 @@ func (n *partNode) childMaker(name string) (func() gofs.InodeEmbedder, uint32) {
 		}
 		return func() gofs.InodeEmbedder { return newLogNode(p, name, k) }, syscall.S_IFREG
 	case "@offset":
-		return func() gofs.InodeEmbedder { return &windowDir{p: p, byTime: false} }, syscall.S_IFDIR
+		return func() gofs.InodeEmbedder { return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: false} }, syscall.S_IFDIR
 	case "@time":
-		return func() gofs.InodeEmbedder { return &windowDir{p: p, byTime: true} }, syscall.S_IFDIR
+		return func() gofs.InodeEmbedder { return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: true} }, syscall.S_IFDIR
 	case "@key":
 		return func() gofs.InodeEmbedder { return &keyDir{p: p} }, syscall.S_IFDIR
 	case "segments":
 		if sf, ok := p.segmentFiler(); ok {
-			return func() gofs.InodeEmbedder { return &segmentsDir{p: p, files: sf} }, syscall.S_IFDIR
+			return func() gofs.InodeEmbedder { return &segmentsDir{fixedDir: fixedDir{p}, p: p, files: sf} }, syscall.S_IFDIR
 		}
 	case "stat":
 		return func() gofs.InodeEmbedder {
@@ -84,10 +85,6 @@ func (n *partNode) childMaker(name string) (func() gofs.InodeEmbedder, uint32) {
 		}, syscall.S_IFREG
 	}
 	return nil, 0
-}
-
-func (n *partNode) Unlink(ctx context.Context, name string) syscall.Errno {
-	return n.p.fsys.refuse(n.p.lg.WithField("file", name), "unlink")
 }
 
 func (n *partNode) Rmdir(ctx context.Context, name string) syscall.Errno {

@@ -17,6 +17,7 @@ import (
 // partlog.SegmentFiler, as they are, read-only.
 type segmentsDir struct {
 	gofs.Inode
+	fixedDir
 	p     *part
 	files partlog.SegmentFiler
 }
@@ -61,7 +62,12 @@ func (d *segmentsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	if err != nil {
 		return nil, fail(lg, "lookup", err)
 	}
-	ch := d.NewInode(ctx, &rawFile{p: d.p, files: d.files, name: name}, gofs.StableAttr{Mode: syscall.S_IFREG})
+	// A name looked up again is the same inode (cp checks that a file it
+	// copies was not replaced); the node reaches its file by name.
+	ch := d.GetChild(name)
+	if ch == nil {
+		ch = d.NewInode(ctx, &rawFile{p: d.p, files: d.files, name: name}, gofs.StableAttr{Mode: syscall.S_IFREG})
+	}
 	fileAttr(&out.Attr, fi)
 	volatile(out)
 	return ch, 0
@@ -72,7 +78,7 @@ func fileAttr(out *fuse.Attr, fi partlog.FileInfo) {
 	out.Mode = syscall.S_IFREG | 0o444
 	out.Size = uint64(fi.Size)
 	out.Blocks = uint64(fi.Blocks)
-	out.Blksize = 4096 // set, so that go-fuse keeps Blocks instead of deriving it from Size
+	out.Blksize = smallBlksize // set, so that go-fuse keeps Blocks instead of deriving it from Size
 	out.Nlink = 1
 	setTimes(out, fi.ModTime)
 }
