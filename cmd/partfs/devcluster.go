@@ -63,14 +63,11 @@ func runDevCluster(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 	var lf logFlags
 	lf.register(fl, "info")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, devClusterHelp)
+		fmt.Fprint(fl.Output(), devClusterHelp)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlagsTo(fl, args, stdout, stderr); done {
+		return code
 	}
 	if fl.NArg() != 0 || o.Brokers < 1 {
 		fl.Usage()

@@ -25,15 +25,22 @@ func commands() []command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+// run runs the command line args: help asked for goes to stdout (exit 0),
+// a missing or unknown command gets the usage on stderr (exit 2).
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
+	case "-version", "--version", "version":
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	for _, c := range commands() {
@@ -52,5 +59,5 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'partfs COMMAND --help' for a command's flags and examples.")
+	fmt.Fprintln(w, "\nRun 'partfs COMMAND --help' for a command's flags and examples, 'partfs --version' for the version.")
 }

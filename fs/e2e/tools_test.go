@@ -231,3 +231,75 @@ func TestAppendOnlyLikeChattr(t *testing.T) {
 		t.Errorf("appends: log is not seq 1 1004: %s", e.sh("tail -5 t/0/log"))
 	}
 }
+
+// TestArchiveToolsAfterRetention: once retention removed the first
+// segments, a read from position 0 continues at the first record left, so
+// log gives fewer bytes than its st_size (which never shrinks). cp reads
+// to the end and copies what cat shows; tar says the file shrank and pads
+// its member with NUL bytes up to st_size; rsync refuses the file ("read
+// errors mapping", exit 23). @offset/earliest starts at the log start, so
+// its size is exact and rsync copies it.
+func TestArchiveToolsAfterRetention(t *testing.T) {
+	needTool(t, "rsync")
+	e := newEnv(t, mountOpt{})
+	quietTopic(t, e)
+	e.sh("stat t/0/log t/0/log.jsonl >/dev/null") // a reader saw the positions
+	e.sh("echo retention.bytes=1000000 >> t/config")
+	if err := e.st.RunMaintenance(true, false); err != nil {
+		t.Fatal(err)
+	}
+	if e.sh("grep log_start_offset t/0/stat") == "log_start_offset: 0\n" {
+		t.Fatal("retention removed nothing")
+	}
+	out := t.TempDir()
+	want := e.sh("cat t/0/log")
+	same := func(what, copied string) {
+		t.Helper()
+		if got, err := os.ReadFile(copied); err != nil || string(got) != want {
+			t.Errorf("%s: %d bytes (%v), cat gives %d", what, len(got), err, len(want))
+		}
+	}
+	e.sh("cp -r t " + out + "/")
+	same("cp -r", out+"/t/0/log")
+	e.sh("rsync t/0/@offset/earliest " + out + "/earliest")
+	same("rsync of @offset/earliest", out+"/earliest")
+	if o, err := e.try("rsync -a t/0/log " + out + "/rsync-log 2>&1"); err == nil || !strings.Contains(o, "read errors mapping") {
+		t.Errorf("rsync of log: %v: %s", err, o)
+	}
+	o, err := e.try(fmt.Sprintf("tar cf %[1]s/x.tar t/0/log 2>&1; mkdir %[1]s/tar && tar xf %[1]s/x.tar -C %[1]s/tar", out))
+	if err != nil || !strings.Contains(o, "t/0/log: File shrank by") {
+		t.Errorf("tar: %v: %s", err, o)
+	}
+	size := e.sh("stat -c %s t/0/log")
+	got, _ := os.ReadFile(filepath.Join(out, "tar/t/0/log"))
+	if !strings.HasPrefix(string(got), want) || strings.Trim(string(got[len(want):]), "\x00") != "" || fmt.Sprintf("%d\n", len(got)) != size {
+		t.Errorf("tar's log: %d bytes, want cat's %d then NULs to st_size %s", len(got), len(want), size)
+	}
+}
+
+// TestLongLineWholeOrEFBIG: one write() of a 1.1 MB line, longer than one
+// FUSE request, fails whole with EFBIG where max.message.bytes is the
+// default (dd copies 0 bytes: no short count; nothing is stored) and is
+// stored whole where max.message.bytes allows it.
+func TestLongLineWholeOrEFBIG(t *testing.T) {
+	e := newEnv(t, mountOpt{})
+	e.sh("mkdir t u && echo max.message.bytes=2000000 >> u/config && echo first >> t/0/log && echo first >> u/0/log")
+	line := t.TempDir() + "/line"
+	e.sh("head -c 825000 /dev/urandom | base64 -w0 > " + line + " && echo >> " + line)
+	dd := "dd if=" + line + " bs=4M oflag=append conv=notrunc"
+	if o, err := e.try(dd + " of=t/0/log 2>&1"); err == nil || !strings.Contains(o, "File too large") || !strings.Contains(o, "\n0 bytes copied") {
+		t.Errorf("dd of the long line to t: %v: %s", err, o)
+	}
+	if got := e.sh("cat t/0/log"); got != "first\n" {
+		t.Errorf("t/0/log holds %d bytes after the refused line", len(got))
+	}
+	if o, err := e.try(dd + " of=u/0/log 2>&1"); err != nil || !strings.Contains(o, "\n1100001 bytes") {
+		t.Errorf("dd of the long line to u: %v: %s", err, o)
+	}
+	if got, want := e.sh("tail -n +2 u/0/log | md5sum"), e.sh("md5sum < "+line); got != want || e.sh("grep -c . u/0/log") != "2\n" {
+		t.Errorf("u/0/log does not hold the line whole as one record")
+	}
+	if got := e.sh("echo second >> t/0/log && cat t/0/log"); got != "first\nsecond\n" {
+		t.Errorf("t/0/log after a refused line and an append: %q", got)
+	}
+}
