@@ -207,7 +207,7 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 	budget := vfs.OpenFileBudget()
 	lg.WithField("open_file_budget", budget).Debug("segment files beyond the budget are closed and reopened on demand")
 	st, err := logstore.Open(mf.datadir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
-		FS: vfs.NewCachedFS(vfs.Default, budget),
+		FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget),
 		OnRecovered: func(topic string, partition int, scanned, cut int64) {
 			prog.Add(scanned + cut)
 			mets.Truncated(topic, partition, cut)
