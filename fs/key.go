@@ -29,7 +29,7 @@ var (
 )
 
 func (d *keyDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.p.fsys.dirAttr(out)
+	d.p.fsys.dirAttr(out, true)
 	return 0
 }
 

@@ -30,6 +30,7 @@ func faultCases() []faultCase {
 	var cases []faultCase
 	cases = append(cases, symlinkFaults()...)
 	cases = append(cases, settingFaults()...)
+	cases = append(cases, permissionFaults()...)
 	for i, dc := range offsetDamage("") {
 		cases = append(cases, faultCase{name: "offsets: " + dc.name, run: func(t *testing.T, dir string) {
 			m := buildDataDir(t, dir)
