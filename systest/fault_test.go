@@ -31,6 +31,7 @@ func faultCases() []faultCase {
 	cases = append(cases, symlinkFaults()...)
 	cases = append(cases, settingFaults()...)
 	cases = append(cases, permissionFaults()...)
+	cases = append(cases, limitFaults()...)
 	for i, dc := range offsetDamage("") {
 		cases = append(cases, faultCase{name: "offsets: " + dc.name, run: func(t *testing.T, dir string) {
 			m := buildDataDir(t, dir)
@@ -339,6 +340,43 @@ func settingFaults() []faultCase {
 			if after := snapshotDir(t, filepath.Join(dir, "t-0")); after != before {
 				t.Errorf("files of the unopened topic changed:\n%s\nwas\n%s", after, before)
 			}
+		}},
+	}
+}
+
+func limitFaults() []faultCase {
+	return []faultCase{
+		{name: "small segment.index.bytes: refused below one time-index entry, rolls when full above", run: func(t *testing.T, dir string) {
+			d := startDaemon(t, dir, dir+".mnt")
+			mkTopic(t, d, "t", 1)
+			for _, v := range []string{"4", "11"} {
+				err := os.WriteFile(d.path("t", "config"), []byte("segment.index.bytes="+v+"\n"), 0o644)
+				if errnoOf(err) != syscall.EINVAL {
+					t.Errorf("segment.index.bytes=%s: %v, want EINVAL", v, err)
+				}
+			}
+			if err := os.WriteFile(d.path("t", "config"), []byte("segment.index.bytes=12\nindex.interval.bytes=10\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var lines strings.Builder
+			for i := 0; i < 30; i++ {
+				fmt.Fprintf(&lines, "line %d of a topic whose index holds one entry\n", i)
+				if i%10 == 9 {
+					if err := appendTo(d.path("t", "0", "log"), []byte(lines.String()))(); err != nil {
+						t.Fatalf("append: %v", err)
+					}
+					lines.Reset()
+				}
+			}
+			d.stop() // requires exit 0
+			if _, err := os.Stat(filepath.Join(dir, ".kafka_cleanshutdown")); err != nil {
+				t.Errorf("no clean-shutdown marker after the unmount: %v", err)
+			}
+			d.restart()
+			if offs, err := jsonlOffsets(d, "t", "0"); err != nil || len(offs) != 30 {
+				t.Errorf("after a remount: %d records, %v; want 30", len(offs), err)
+			}
+			d.stop()
 		}},
 	}
 }
