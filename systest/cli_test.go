@@ -126,3 +126,21 @@ func TestCheckLiveAndAfterSIGKILL(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanerAndConfigLoggedAtInfo: a mount's log at the default level
+// tells of config changes and of each cleaning.
+func TestCleanerAndConfigLoggedAtInfo(t *testing.T) {
+	dir := t.TempDir()
+	d := startDaemon(t, filepath.Join(dir, "data"), filepath.Join(dir, "mnt"), "--config", "log.cleaner.backoff.ms=100")
+	mkTopic(t, d, "kv", 1)
+	script := "printf 'cleanup.policy=compact\\nsegment.bytes=2000\\n' >> kv/config && for i in $(seq 1 300); do echo \"{\\\"key\\\":\\\"k$((i % 5))\\\",\\\"value\\\":\\\"v$i\\\"}\"; done >> kv/0/log.jsonl"
+	if _, err := testutil.Sh(d.mnt, script, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range [][]string{{"level=info", "topic configuration changed", `changes="cleanup.policy=compact"`},
+		{"level=info", "log cleaner started"}, {"level=info", "cleaned log", "topic=kv", "removed="}} {
+		if !d.waitLog(30*time.Second, line...) {
+			t.Errorf("no log line with %q:\n%s", line, tail(d.log.String(), 3000))
+		}
+	}
+}

@@ -138,6 +138,9 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	stopCleaner := func() {}
 	if cleanerOn && !mf.readOnly {
 		cleaner.OnCleaned = mets.Cleaned
+		cleaner.Logger = lg.WithField("component", "cleaner")
+		cleaner.Logger.WithFields(logrus.Fields{"threads": max(cleaner.Threads, 1), "backoff": cleaner.Backoff}).
+			Info("log cleaner started; each cleaning is logged")
 		stopCleaner = compact.Start(st, cleaner)
 	}
 	fsys := pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: mets})
