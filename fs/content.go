@@ -233,6 +233,9 @@ func (p *part) statText() ([]byte, error) {
 	line("log_start_offset", st.LogStartOffset)
 	line("log_end_offset", st.LogEndOffset)
 	line("records", st.Records)
+	if st.RecordsBound {
+		line("records_exact", false) // Records is an upper bound
+	}
 	line("segments", st.Segments)
 	line("size_bytes", st.SizeBytes)
 	line("first_timestamp_ms", st.FirstTimestampMs)

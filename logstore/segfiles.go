@@ -97,7 +97,7 @@ func (l *Log) OpenSegmentFile(name string) (partlog.SegmentFile, error) {
 	}
 	path := filepath.Join(l.dir, name)
 	f, err := l.fs.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, syscall.ELOOP) {
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, vfs.ErrOutside) {
 		return nil, notFound("a symbolic link")
 	}
 	if isNotExist(err) {

@@ -50,7 +50,9 @@ package partlog
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/partfs/partfs/record"
@@ -58,13 +60,15 @@ import (
 
 // Errors shared by every backend. fs/ maps them to errno in one place.
 var (
-	ErrNotFound = errors.New("not found")        // ENOENT
-	ErrInvalid  = errors.New("invalid argument") // EINVAL
-	ErrTooLarge = errors.New("record too large") // EFBIG
-	ErrReadOnly = errors.New("read-only")        // EROFS
-	ErrExists   = errors.New("already exists")   // EEXIST
-	ErrNoSpace  = errors.New("no space left")    // ENOSPC
-	ErrCorrupt  = errors.New("corrupt log data") // EIO; record.ErrCorruption also maps to EIO
+	ErrNotFound = errors.New("not found")         // ENOENT
+	ErrInvalid  = errors.New("invalid argument")  // EINVAL
+	ErrTooLarge = errors.New("record too large")  // EFBIG
+	ErrReadOnly = errors.New("read-only")         // EROFS
+	ErrExists   = errors.New("already exists")    // EEXIST
+	ErrNoSpace  = errors.New("no space left")     // ENOSPC
+	ErrCorrupt  = errors.New("corrupt log data")  // EIO; record.ErrCorruption also maps to EIO
+	ErrTimeout  = errors.New("backend timed out") // ETIMEDOUT: a remote backend did not answer in time
+	ErrDenied   = errors.New("permission denied") // EACCES: a remote backend refused the principal
 )
 
 // Special timestamps for Log.OffsetForTime, as in Kafka's ListOffsets.
@@ -165,13 +169,23 @@ type Segment struct {
 	Size         int64  // bytes of the segment file as of the snapshot (a backend without files: a measure of the content that grows with it)
 	MaxTimestamp int64  // largest record timestamp, -1 if none
 	ID           uint64 // never 0; changes whenever the segment's content is rewritten (compaction, truncation)
+	// Slot > 0 is where the segment's rendered ranges begin (in every
+	// rendering) when the segment before it has not been rendered: a
+	// backend without segment files, whose segments are windows of
+	// offsets, places them on a fixed lattice so that placing one never
+	// reads those before it. 0: the range begins where the previous
+	// segment's rendering ends.
+	Slot int64
 }
 
 // Stats is what `stat` shows of a partition (SPEC §5).
 type Stats struct {
-	LogStartOffset    int64
-	LogEndOffset      int64
-	Records           int64 // records a reader of log.jsonl sees now
+	LogStartOffset int64
+	LogEndOffset   int64
+	Records        int64 // records a reader of log.jsonl sees now
+	// RecordsBound: Records is only an upper bound (the offsets between
+	// start and end), for a backend that has not counted them all yet.
+	RecordsBound      bool
 	Segments          int
 	SizeBytes         int64
 	FirstTimestampMs  int64
@@ -212,4 +226,27 @@ type FileInfo struct {
 type SegmentFile interface {
 	io.ReaderAt
 	io.Closer
+}
+
+// CheckTopic applies Kafka's topic name rule: 1 to 249 characters of
+// [a-zA-Z0-9._-], not "." or "..". A bad name wraps ErrInvalid.
+func CheckTopic(name string) error {
+	ok := name != "" && len(name) <= 249 && name != "." && name != ".."
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c == '.' || c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+	}
+	if !ok {
+		return fmt.Errorf("topic name %q: want 1 to 249 characters of [a-zA-Z0-9._-], not . or ..: %w", name, ErrInvalid)
+	}
+	return nil
+}
+
+// CheckSidecarName refuses a sidecar name that is empty, "." or "..", or
+// holds '/' or NUL (wrapping ErrInvalid).
+func CheckSidecarName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return fmt.Errorf("sidecar name %q: %w", name, ErrInvalid)
+	}
+	return nil
 }

@@ -30,7 +30,7 @@ func checkMountpoint(dir string) error {
 // noteDataDir logs that a data directory is new (it is created) or that
 // the mount hides what the mount point holds.
 func noteDataDir(datadir, mountpoint string, readOnly bool, lg *logrus.Entry) {
-	if _, err := os.Stat(datadir); errors.Is(err, os.ErrNotExist) && !readOnly {
+	if _, err := os.Stat(datadir); datadir != "" && errors.Is(err, os.ErrNotExist) && !readOnly {
 		lg.WithField("datadir", datadir).Info("data directory does not exist; creating a new, empty one")
 	}
 	if des, err := os.ReadDir(mountpoint); err == nil && len(des) > 0 {

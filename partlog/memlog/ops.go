@@ -3,7 +3,6 @@ package memlog
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
@@ -95,8 +94,8 @@ func (l *Log) LoadSidecar(name string) ([]byte, error) {
 // SaveSidecar stores a sidecar; its name must not be empty, ".", ".." or
 // contain '/'.
 func (l *Log) SaveSidecar(name string, data []byte) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
-		return fmt.Errorf("sidecar name %q: %w", name, partlog.ErrInvalid)
+	if err := partlog.CheckSidecarName(name); err != nil {
+		return err
 	}
 	if l.store.opt.ReadOnly {
 		return fmt.Errorf("sidecar %s of %s: %w", name, l, partlog.ErrReadOnly)

@@ -53,20 +53,9 @@ func New(opt Options) *Store {
 	return &Store{opt: opt, base: base, baseErr: err, topics: map[string]*topic{}}
 }
 
-// ValidTopic reports whether name follows Kafka's topic name rule.
-func ValidTopic(name string) bool {
-	if name == "" || len(name) > 249 || name == "." || name == ".." {
-		return false
-	}
-	for _, c := range []byte(name) {
-		ok := c == '.' || c == '_' || c == '-' || (c >= 'a' && c <= 'z') ||
-			(c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
+// ValidTopic reports whether name follows Kafka's topic name rule
+// (partlog.CheckTopic).
+func ValidTopic(name string) bool { return partlog.CheckTopic(name) == nil }
 
 // Topics returns the topic names, sorted.
 func (s *Store) Topics() []string {

@@ -256,6 +256,9 @@ func CheckRewrite(t *testing.T, b Backend) {
 	for _, r := range readAll(t, l) {
 		kept[r.Offset] = true
 	}
+	if len(kept) >= int(l.EndOffset()) {
+		t.Errorf("%d records of %d remain: the rewrite removed nothing", len(kept), l.EndOffset())
+	}
 	for k, off := range latest {
 		if !kept[off] {
 			t.Errorf("the latest record of key %s (offset %d) is gone", k, off)

@@ -23,8 +23,14 @@
 // read-only store (ErrReadOnly), transactional data (read_committed: a
 // backend builds TxnLayout however it can — logstore writes the batches
 // and the .txnindex, a cluster backend runs a transactional producer; an
-// in-memory backend without transactions has none), and removing the
-// oldest segment as retention does (snapshots stay readable).
+// in-memory backend without transactions has none), removing the oldest
+// segment as retention does (snapshots stay readable), and rewriting
+// segments as compaction does (new IDs, each key's latest record kept).
+//
+// Timestamps the suite gives are recent (an hour ago), so that a broker's
+// retention.ms keeps them; configs it sets are ones Kafka takes
+// (segment.bytes=1024 may be refused, and the test then runs with the
+// backend's own segments).
 package partlogtest
 
 import (
@@ -313,6 +319,10 @@ func smallSegments(t *testing.T, st partlog.Store, topic string) {
 		t.Logf("segment.bytes=1024 refused (%v): the test runs with the backend's segments", err)
 	}
 }
+
+// recent is a timestamp an hour ago: records the suite stamps are recent
+// enough that no retention.ms default removes them during a test.
+func recent() int64 { return time.Now().Add(-time.Hour).UnixMilli() }
 
 // segments returns a snapshot of l, released at the end of the test.
 func segments(t *testing.T, l partlog.Log) []partlog.Segment {

@@ -98,11 +98,12 @@ func CheckConfig(t *testing.T, b Backend) {
 func CheckAppend(t *testing.T, b Backend) {
 	st := b.open(t)
 	l := newLog(t, st, "t")
+	base := recent()
 	in := []record.Record{
-		{Timestamp: 1700000000001, Key: []byte("k1"), Value: []byte("v1"), Headers: []record.Header{{Key: "h", Value: []byte("x")}, {Key: "h2", Value: nil}}},
-		{Timestamp: 1700000000000, Value: []byte("no key, earlier")},
-		{Timestamp: 1700000000002, Key: []byte("k1")}, // tombstone
-		{Timestamp: 1700000000003, Key: []byte("k2"), Value: []byte{}},
+		{Timestamp: base + 1, Key: []byte("k1"), Value: []byte("v1"), Headers: []record.Header{{Key: "h", Value: []byte("x")}, {Key: "h2", Value: nil}}},
+		{Timestamp: base, Value: []byte("no key, earlier")},
+		{Timestamp: base + 2, Key: []byte("k1")}, // tombstone
+		{Timestamp: base + 3, Key: []byte("k2"), Value: []byte{}},
 	}
 	if first := appendN(t, l, in...); first != 0 {
 		t.Fatalf("first append at %d", first)
@@ -212,17 +213,21 @@ func CheckOffsetForTime(t *testing.T, b Backend) {
 	resolve(partlog.Latest, 0)
 	resolve(partlog.Earliest, 0)
 	resolve(partlog.MaxTimestamp, 0)
-	resolve(1000, 0)
-	// One record per Append, timestamps out of order; 500 twice.
+	base := recent()
+	resolve(base, 0)
+	// One record per Append, timestamps out of order; base+500 twice.
 	for _, ts := range []int64{100, 300, 200, 500, 400, 500} {
-		appendN(t, l, values(ts, fmt.Sprint("at", ts))...)
+		appendN(t, l, values(base+ts, fmt.Sprint("at", ts))...)
 	}
 	for ts, want := range map[int64]int64{
 		0: 0, 100: 0, 101: 1, 250: 1, 300: 1, 301: 3, 450: 3, 500: 3, 501: 6,
-		partlog.Latest: 6, partlog.Earliest: 0, partlog.MaxTimestamp: 3,
 	} {
-		resolve(ts, want)
+		resolve(base+ts, want)
 	}
+	resolve(0, 0)
+	resolve(partlog.Latest, 6)
+	resolve(partlog.Earliest, 0)
+	resolve(partlog.MaxTimestamp, 3)
 	_, err := l.OffsetForTime(-7)
 	wantErr(t, "OffsetForTime(-7)", err, partlog.ErrInvalid)
 }
@@ -231,7 +236,7 @@ func CheckOffsetForTime(t *testing.T, b Backend) {
 func CheckRead(t *testing.T, b Backend) {
 	st := b.open(t)
 	l := newLog(t, st, "t")
-	appendN(t, l, values(1000, "a", "b", "c", "d", "e")...)
+	appendN(t, l, values(recent(), "a", "b", "c", "d", "e")...)
 	snap := segments(t, l)
 	checkSnapshot(t, l, snap)
 	last := snap[len(snap)-1]
@@ -248,7 +253,7 @@ func CheckRead(t *testing.T, b Backend) {
 	if err := l.Read(last, 0, func(*record.Record) bool { n++; return n < 2 }); err != nil || n != 2 {
 		t.Errorf("Read stopped by fn after %d calls, %v; want 2", n, err)
 	}
-	appendN(t, l, values(1000, "f")...)
+	appendN(t, l, values(recent(), "f")...)
 	if got := readSeg(t, l, last, 0); len(got) != int(last.Next-last.Base) {
 		t.Errorf("Read of a snapshot segment yielded %v, past its Next %d", offsets(got), last.Next)
 	}
@@ -370,15 +375,16 @@ func CheckSidecars(t *testing.T, b Backend) {
 func CheckStats(t *testing.T, b Backend) {
 	st := b.open(t)
 	l := newLog(t, st, "t")
-	appendN(t, l, values(2000, "a", "b")...)
-	appendN(t, l, values(1000, "c")...)
+	base := recent()
+	appendN(t, l, values(base+1000, "a", "b")...)
+	appendN(t, l, values(base, "c")...)
 	s := l.Stats()
 	snap := segments(t, l)
 	if s.LogStartOffset != l.StartOffset() || s.LogEndOffset != 3 || s.Records != 3 || s.Segments != len(snap) {
 		t.Errorf("Stats %+v; want offsets [%d,3), 3 records, %d segments", s, l.StartOffset(), len(snap))
 	}
-	if s.MaxTimestampMs != 2000 {
-		t.Errorf("Stats max timestamp %d, want 2000", s.MaxTimestampMs)
+	if s.MaxTimestampMs != base+1000 {
+		t.Errorf("Stats max timestamp %d, want %d", s.MaxTimestampMs, base+1000)
 	}
 	if s.CleanupPolicy != configValue(t, st, "t", "cleanup.policy") {
 		t.Errorf("Stats cleanup policy %q", s.CleanupPolicy)
