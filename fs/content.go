@@ -114,11 +114,10 @@ func parseConfigLines(b []byte) ([]partlog.KV, error) {
 // otherwise the size of the content now. The file takes no blocks (du).
 func (n *contentNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
 	defer guard(n.lg, "getattr", &errno)
-	snap, ok := snapshot{}, false
-	if h, isOurs := fh.(*contentHandle); isOurs {
-		snap, ok = h.snap, true
-	}
-	if !ok {
+	var snap snapshot
+	if h, ok := fh.(*contentHandle); ok {
+		snap = h.snap
+	} else {
 		var err error
 		if snap, err = n.render(); err != nil {
 			return fail(n.lg, "getattr", err)
