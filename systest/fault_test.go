@@ -108,7 +108,7 @@ func jsonlOffsets(d *daemon, part ...string) ([]int64, error) {
 // topic z is served whole.
 func closedTopicServed(t *testing.T, d *daemon, says ...string) {
 	t.Helper()
-	if _, err := jsonlOffsets(d, "t", "0"); errnoOf(err) != syscall.EIO {
+	if _, err := jsonlOffsets(d, "t", "0"); testutil.Errno(err) != syscall.EIO {
 		t.Errorf("read t/0/log.jsonl: %v, want EIO", err)
 	}
 	if !d.waitLog(5*time.Second, says...) {
@@ -163,7 +163,7 @@ func symlinkFaults() []faultCase {
 			d := startDaemon(t, dir, dir+".mnt")
 			for _, name := range []string{"notes.txt", "00000000000000000050.snapshot"} {
 				b, err := os.ReadFile(d.path("t", "0", "segments", name))
-				if errnoOf(err) != syscall.ENOENT {
+				if testutil.Errno(err) != syscall.ENOENT {
 					t.Errorf("read segments/%s: %q %v, want ENOENT", name, b, err)
 				}
 			}
@@ -192,7 +192,7 @@ func symlinkFaults() []faultCase {
 			symlinkOver(t, filepath.Join(dir, "t-0"), moved)
 			unclean(t, dir)
 			d := startDaemon(t, dir, dir+".mnt")
-			if _, err := os.Stat(d.path("t")); errnoOf(err) != syscall.ENOENT {
+			if _, err := os.Stat(d.path("t")); testutil.Errno(err) != syscall.ENOENT {
 				t.Errorf("stat t: %v, want ENOENT (the linked partition is not followed)", err)
 			}
 			if !d.waitLog(5*time.Second, "t-0", "symbolic link") {
