@@ -39,7 +39,7 @@ var partEntries = []fuse.DirEntry{
 var segmentsEntry = fuse.DirEntry{Name: "segments", Mode: syscall.S_IFDIR}
 
 func (n *partNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	n.p.fsys.dirAttr(out)
+	n.p.fsys.dirAttr(out, false)
 	return 0
 }
 

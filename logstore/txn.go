@@ -3,9 +3,9 @@ package logstore
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"sort"
 
+	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -17,26 +17,14 @@ type abortedTxn struct {
 	first, last int64
 }
 
-const txnEntrySize = 34
-
 // parseTxnIndex reads the entries of a .txnindex file's bytes.
 func parseTxnIndex(b []byte, file string) ([]abortedTxn, error) {
-	if len(b)%txnEntrySize != 0 {
-		return nil, fmt.Errorf("%s: size %d is not a multiple of %d", file, len(b), txnEntrySize)
+	es, err := index.ParseTxnIndex(b, file)
+	out := make([]abortedTxn, len(es))
+	for i, e := range es {
+		out[i] = abortedTxn{pid: e.ProducerID, first: e.FirstOffset, last: e.LastOffset}
 	}
-	out := make([]abortedTxn, 0, len(b)/txnEntrySize)
-	for p := 0; p < len(b); p += txnEntrySize {
-		e := b[p : p+txnEntrySize]
-		if e[0] != 0 {
-			return out, fmt.Errorf("%s: at position %d: unknown version %d", file, p, e[0])
-		}
-		out = append(out, abortedTxn{
-			pid:   int64(binary.BigEndian.Uint64(e[2:])),
-			first: int64(binary.BigEndian.Uint64(e[10:])),
-			last:  int64(binary.BigEndian.Uint64(e[18:])),
-		})
-	}
-	return out, nil
+	return out, err
 }
 
 // addTxns merges entries into the log's sorted list. REQUIRES: mu held.
@@ -173,12 +161,8 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	bySeg := map[int64][]byte{}
 	for _, t := range added {
 		s := l.segs[l.floorSegment(t.last)]
-		e := make([]byte, txnEntrySize)
-		binary.BigEndian.PutUint64(e[2:], uint64(t.pid))
-		binary.BigEndian.PutUint64(e[10:], uint64(t.first))
-		binary.BigEndian.PutUint64(e[18:], uint64(t.last))
-		binary.BigEndian.PutUint64(e[26:], uint64(t.first))
-		bySeg[s.base] = append(bySeg[s.base], e...)
+		bySeg[s.base] = index.AppendTxnEntry(bySeg[s.base],
+			index.AbortedTxn{ProducerID: t.pid, FirstOffset: t.first, LastOffset: t.last, LastStableOffset: t.first})
 	}
 	var errs []error
 	for base, entries := range bySeg {
