@@ -26,6 +26,9 @@ type contentNode struct {
 	gen   func() ([]byte, error)
 	apply func(lines []byte) error
 	sync  func() error // fsync: make the partition durable (nil: nothing to do)
+	// live content grows: a read past what was generated at open
+	// generates it again, so `tail -f` follows it.
+	live bool
 }
 
 var (
@@ -137,7 +140,19 @@ func (h *contentHandle) Fsync(ctx context.Context, flags uint32) (errno syscall.
 	return 0
 }
 
-func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.ReadResult, errno syscall.Errno) {
+	defer guard(h.n.lg, "read", &errno)
+	if h.n.live && off+int64(len(dest)) > int64(len(h.data)) {
+		b, err := h.n.gen()
+		if err != nil {
+			return nil, fail(h.n.lg, "read", err)
+		}
+		h.mu.Lock()
+		h.data = b
+		h.mu.Unlock()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if off >= int64(len(h.data)) {
 		return fuse.ReadResultData(nil), 0
 	}

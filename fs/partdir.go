@@ -40,7 +40,12 @@ func (n *partNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.At
 }
 
 func (n *partNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
-	return gofs.NewListDirStream(partEntries), 0
+	if n.p.decoded() == nil {
+		return gofs.NewListDirStream(partEntries), 0
+	}
+	ents := append([]fuse.DirEntry{}, partEntries[:2]...)
+	ents = append(ents, fuse.DirEntry{Name: decodedName, Mode: syscall.S_IFREG})
+	return gofs.NewListDirStream(append(ents, partEntries[2:]...)), 0
 }
 
 func (n *partNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
@@ -69,6 +74,14 @@ func (n *partNode) childMaker(name string) (func() gofs.InodeEmbedder, uint32) {
 		return func() gofs.InodeEmbedder { return &keyDir{p: p} }, syscall.S_IFDIR
 	case "segments":
 		return func() gofs.InodeEmbedder { return &segmentsDir{p: p} }, syscall.S_IFDIR
+	case decodedName:
+		v := p.decoded()
+		if v == nil {
+			return nil, 0
+		}
+		return func() gofs.InodeEmbedder {
+			return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", name), gen: v.content, sync: p.log.Sync, live: true}
+		}, syscall.S_IFREG
 	case "stat":
 		return func() gofs.InodeEmbedder {
 			return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", "stat"), gen: p.statText, sync: p.log.Sync}
