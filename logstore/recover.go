@@ -77,6 +77,9 @@ func (l *Log) recoverSegment(s *segment, active bool) error {
 	s.next, s.maxTs, s.offMaxTs, s.bytesSinceIndex, s.records = s.base, -1, s.base, 0, 0
 	s.rollTsKnown = false
 	valid, scanErr := l.rebuild1(s)
+	// Kafka's recover() keeps its own count; the segment's count for the
+	// next append starts at 0 as on any open (LogSegment).
+	s.bytesSinceIndex = 0
 	if err := s.finishIndexes(active && !l.readOnly); err != nil {
 		l.logger.WithError(err).WithField("segment", s.path).Error("cannot finish rebuilt indexes")
 	}

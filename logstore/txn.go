@@ -15,6 +15,7 @@ import (
 type abortedTxn struct {
 	pid         int64
 	first, last int64
+	lso         int64 // the last stable offset when the transaction ended
 }
 
 const txnEntrySize = 34
@@ -34,6 +35,7 @@ func parseTxnIndex(b []byte, file string) ([]abortedTxn, error) {
 			pid:   int64(binary.BigEndian.Uint64(e[2:])),
 			first: int64(binary.BigEndian.Uint64(e[10:])),
 			last:  int64(binary.BigEndian.Uint64(e[18:])),
+			lso:   int64(binary.BigEndian.Uint64(e[26:])),
 		})
 	}
 	return out, nil
@@ -122,8 +124,20 @@ func (tt *txnTracker) observe(dec *record.Decoder, b *record.Batch) {
 	first, open := tt.ongoing[h.ProducerID]
 	delete(tt.ongoing, h.ProducerID)
 	if typ == controlAbort && open {
-		tt.found = append(tt.found, abortedTxn{pid: h.ProducerID, first: first, last: h.LastOffset()})
+		tt.found = append(tt.found, abortedTxn{pid: h.ProducerID, first: first, last: h.LastOffset(), lso: tt.stableAfter(h.LastOffset())})
 	}
+}
+
+// stableAfter is Kafka's last stable offset once a transaction ending at
+// marker completes (ProducerStateManager.lastStableOffset): the first
+// offset of the earliest transaction still open, else marker+1. REQUIRES:
+// the ending producer already removed from ongoing.
+func (tt *txnTracker) stableAfter(marker int64) int64 {
+	lso := marker + 1
+	for _, first := range tt.ongoing {
+		lso = min(lso, first)
+	}
+	return lso
 }
 
 // addFoundTxns merges the aborted transactions recovery found into the log
@@ -163,8 +177,8 @@ func containsTxn(ts []abortedTxn, t abortedTxn) bool {
 }
 
 // writeTxnIndexes appends entries to the .txnindex of the segment holding
-// each transaction's marker (Kafka's AbortedTxn format, lastStableOffset =
-// the transaction's first offset), so that a clean open finds them.
+// each transaction's marker (Kafka's AbortedTxn format), so that a clean
+// open finds them.
 // REQUIRES: mu held or the log not shared.
 func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	if l.readOnly {
@@ -177,7 +191,7 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 		binary.BigEndian.PutUint64(e[2:], uint64(t.pid))
 		binary.BigEndian.PutUint64(e[10:], uint64(t.first))
 		binary.BigEndian.PutUint64(e[18:], uint64(t.last))
-		binary.BigEndian.PutUint64(e[26:], uint64(t.first))
+		binary.BigEndian.PutUint64(e[26:], uint64(t.lso))
 		bySeg[s.base] = append(bySeg[s.base], e...)
 	}
 	var errs []error
