@@ -41,6 +41,16 @@ func parseTxnIndex(b []byte, file string) ([]abortedTxn, error) {
 	return out, nil
 }
 
+// txnEntry encodes t as a .txnindex entry.
+func txnEntry(t abortedTxn) []byte {
+	e := make([]byte, txnEntrySize)
+	binary.BigEndian.PutUint64(e[2:], uint64(t.pid))
+	binary.BigEndian.PutUint64(e[10:], uint64(t.first))
+	binary.BigEndian.PutUint64(e[18:], uint64(t.last))
+	binary.BigEndian.PutUint64(e[26:], uint64(t.lso))
+	return e
+}
+
 // addTxns merges entries into the log's sorted list. REQUIRES: mu held.
 func (l *Log) addTxns(ts []abortedTxn) {
 	l.txns = append(l.txns, ts...)
@@ -187,12 +197,7 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	bySeg := map[int64][]byte{}
 	for _, t := range added {
 		s := l.segs[l.floorSegment(t.last)]
-		e := make([]byte, txnEntrySize)
-		binary.BigEndian.PutUint64(e[2:], uint64(t.pid))
-		binary.BigEndian.PutUint64(e[10:], uint64(t.first))
-		binary.BigEndian.PutUint64(e[18:], uint64(t.last))
-		binary.BigEndian.PutUint64(e[26:], uint64(t.lso))
-		bySeg[s.base] = append(bySeg[s.base], e...)
+		bySeg[s.base] = append(bySeg[s.base], txnEntry(t)...)
 	}
 	var errs []error
 	for base, entries := range bySeg {
