@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Mounts a partfs data directory in the background (SPEC §1).
-#   ./mount.sh [DATADIR [MOUNTPOINT]]   build if needed, mount (default ./data on ./mnt),
-#                                       return once the mount answers
+#   ./mount.sh [DATADIR [MOUNTPOINT]]   build (go build: only what changed), mount
+#                                       (default ./data on ./mnt; relative paths are
+#                                       from the current directory), return once the
+#                                       mount answers
 #   ./mount.sh -u [MOUNTPOINT]          unmount cleanly (the daemon flushes, writes
 #                                       checkpoints and the clean-shutdown marker)
 # Extra daemon flags can be given in PARTFS_FLAGS (e.g. "--read-only --config retention.ms=-1").
 # The daemon logs to MOUNTPOINT's sibling file .partfs-<name>.log (PARTFS_LOG overrides).
 set -euo pipefail
-cd "$(dirname "$0")"
-bin=./bin/partfs
+repo=$(cd "$(dirname "$0")" && pwd)
+bin=$repo/bin/partfs
 
 die() { echo "mount.sh: $*" >&2; exit 1; }
 
@@ -64,14 +66,11 @@ unmount() {
 	die "$mnt still mounted after 30 s (a process using it? see: fuser -m $mnt)"
 }
 
+# build runs go build every time: Go's build cache rebuilds only what
+# changed, and leaves the binary alone when nothing did.
 build() {
-	if [ -x "$bin" ] && [ -z "$(find cmd fs partlog logstore record index vfs checkpoint config compact keyindex metrics render inspect \
-		-newer "$bin" -name '*.go' 2>/dev/null | head -1)" ]; then
-		return 0
-	fi
 	command -v go >/dev/null 2>&1 || die "Go is needed to build partfs (https://go.dev/dl/)"
-	echo "mount.sh: building $bin"
-	go build -o "$bin" ./cmd/partfs
+	(cd "$repo" && go build -o "$bin" ./cmd/partfs) || die "go build failed"
 }
 
 need_fuse() {
@@ -91,11 +90,19 @@ mount_bg() {
 	need_fuse
 	build
 	clear_dead "$mnt"
-	mkdir -p "$data" "$mnt"
 	is_mounted "$mnt" && die "$mnt is already mounted (./mount.sh -u $mnt first)"
+	[ ! -e "$mnt" ] || [ -d "$mnt" ] || die "mount point $mnt is not a directory"
+	[ ! -e "$data" ] || [ -d "$data" ] || die "data directory $data is not a directory"
+	if [ ! -e "$mnt" ]; then
+		echo "mount.sh: creating the mount point $mnt"
+		mkdir -p "$mnt"
+	elif [ -n "$(ls -A "$mnt")" ]; then
+		echo "mount.sh: $mnt is not empty; its files are hidden while partfs is mounted there"
+	fi
+	[ -e "$data" ] || echo "mount.sh: $data does not exist; partfs creates a new, empty data directory there"
 	local log=${PARTFS_LOG:-$(dirname "$mnt")/.partfs-$(basename "$mnt").log}
 	# shellcheck disable=SC2086
-	nohup "$bin" mount ${PARTFS_FLAGS:-} "$(realpath "$data")" "$(realpath "$mnt")" >>"$log" 2>&1 </dev/null &
+	nohup "$bin" mount ${PARTFS_FLAGS:-} "$(realpath -m "$data")" "$(realpath -m "$mnt")" >>"$log" 2>&1 </dev/null &
 	local pid=$!
 	for _ in $(seq 1 300); do
 		if is_mounted "$mnt" && ls "$mnt" >/dev/null 2>&1; then
@@ -106,7 +113,7 @@ partfs (pid $pid) serves $data on $mnt; log: $log
   cat $mnt/TOPIC/0/log.jsonl          read records as JSON lines
   tail -f $mnt/TOPIC/0/log            follow new records
   head $mnt/TOPIC/0/@offset/5         read from offset 5
-  ./mount.sh -u $mnt                  unmount
+  $0 -u $mnt                  unmount
 USAGE
 			return 0
 		fi
@@ -122,6 +129,6 @@ USAGE
 
 case "${1:-}" in
 -u) unmount "${2:-./mnt}" ;;
--h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' ;;
+-h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
 *) mount_bg "$@" ;;
 esac

@@ -9,7 +9,9 @@ cd "$(dirname "$0")"
 
 # Tools the end-to-end tests drive; Go itself is the only other requirement.
 need=()
-command -v jq >/dev/null 2>&1 || need+=(jq)
+for tool in jq rsync kcat; do
+	command -v $tool >/dev/null 2>&1 || need+=($tool)
+done
 if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "test.sh: installing ${need[*]}"
 	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}") >/dev/null 2>&1 ||

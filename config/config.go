@@ -151,6 +151,24 @@ func Apply(base Topic, overrides map[string]string) (Topic, error) {
 	return next, nil
 }
 
+// ApplyStored is Apply for settings read back from storage: keys that are
+// not topic properties (written by a newer version, or by hand) are
+// returned in unknown, sorted, and skipped rather than refused; a bad value
+// of a known key is still an error.
+func ApplyStored(base Topic, overrides map[string]string) (t Topic, unknown []string, err error) {
+	known := make(map[string]string, len(overrides))
+	for k, v := range overrides {
+		if Known(k) {
+			known[k] = v
+		} else {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	t, err = Apply(base, known)
+	return t, unknown, err
+}
+
 // Compacted reports whether cleanup.policy includes compact.
 func (t Topic) Compacted() bool { return strings.Contains(t.CleanupPolicy, "compact") }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -26,9 +27,35 @@ type contentNode struct {
 	gen   func() ([]byte, error)
 	apply func(lines []byte) error
 	sync  func() error // fsync: make the partition durable (nil: nothing to do)
-	// live content grows: a read past what was generated at open
-	// generates it again, so `tail -f` follows it.
+	// live content only grows: an open file's stat and a read past what it
+	// has render it again, so `tail -f` follows it.
 	live bool
+
+	mu   sync.Mutex
+	last snapshot // REQUIRES: mu held; the latest rendering
+}
+
+// snapshot is one rendering of a content file and the time it first read
+// so: a stat between two renderings that agree sees the same size and
+// times, so tar finds a quiet topic's stat and config unchanged.
+type snapshot struct {
+	data []byte
+	t    time.Time
+}
+
+// render returns the current content, keeping the time of the previous
+// rendering when the bytes did not change.
+func (n *contentNode) render() (snapshot, error) {
+	b, err := n.gen()
+	if err != nil {
+		return snapshot{}, err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.last.t.IsZero() || !bytes.Equal(b, n.last.data) {
+		n.last = snapshot{data: b, t: n.fsys.opt.Now()}
+	}
+	return n.last, nil
 }
 
 var (
@@ -78,16 +105,29 @@ func parseConfigLines(b []byte) ([]partlog.KV, error) {
 	return kvs, nil
 }
 
+// Getattr through an open file gives the size of what that open reads;
+// otherwise the size of the content now. The file takes no blocks (du).
 func (n *contentNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
 	defer guard(n.lg, "getattr", &errno)
-	b, err := n.gen()
-	if err != nil {
-		return fail(n.lg, "getattr", err)
+	snap, ok := snapshot{}, false
+	if h, isOurs := fh.(*contentHandle); isOurs {
+		var err error
+		if snap, err = h.current(0); err != nil {
+			return fail(n.lg, "getattr", err)
+		}
+		ok = true
+	}
+	if !ok {
+		var err error
+		if snap, err = n.render(); err != nil {
+			return fail(n.lg, "getattr", err)
+		}
 	}
 	out.Mode = syscall.S_IFREG | n.fsys.fileMode(n.apply != nil)
-	out.Size = uint64(len(b))
+	out.Size = uint64(len(snap.data))
 	out.Nlink = 1
-	setTimes(&out.Attr, n.fsys.opt.Now())
+	out.Blksize, out.Blocks = smallBlksize, 0
+	setTimes(&out.Attr, snap.t)
 	return 0
 }
 
@@ -105,17 +145,18 @@ func (n *contentNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle
 			return nil, 0, n.fsys.refuse(n.lg, "open")
 		}
 	}
-	b, err := n.gen()
+	snap, err := n.render()
 	if err != nil {
 		return nil, 0, fail(n.lg, "open", err)
 	}
-	return &contentHandle{n: n, data: b}, fuse.FOPEN_DIRECT_IO, 0
+	return &contentHandle{n: n, snap: snap}, fuse.FOPEN_DIRECT_IO, 0
 }
 
-// contentHandle serves the content generated at open.
+// contentHandle serves the content rendered at open; fstat of it gives
+// that content's size.
 type contentHandle struct {
 	n       *contentNode
-	data    []byte
+	snap    snapshot
 	mu      sync.Mutex
 	partial []byte
 }
@@ -125,7 +166,12 @@ var (
 	_ = (gofs.FileWriter)((*contentHandle)(nil))
 	_ = (gofs.FileFlusher)((*contentHandle)(nil))
 	_ = (gofs.FileFsyncer)((*contentHandle)(nil))
+	_ = (gofs.FileGetattrer)((*contentHandle)(nil))
 )
+
+func (h *contentHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
+	return h.n.Getattr(ctx, h, out)
+}
 
 // Fsync makes the partition durable (stat); config changes are durable
 // when applied.
@@ -140,23 +186,32 @@ func (h *contentHandle) Fsync(ctx context.Context, flags uint32) (errno syscall.
 	return 0
 }
 
-func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.ReadResult, errno syscall.Errno) {
-	defer guard(h.n.lg, "read", &errno)
-	if h.n.live && off+int64(len(dest)) > int64(len(h.data)) {
-		b, err := h.n.gen()
-		if err != nil {
-			return nil, fail(h.n.lg, "read", err)
-		}
-		h.mu.Lock()
-		h.data = b
-		h.mu.Unlock()
-	}
+// current returns what the open file reads: for live content wanting
+// bytes up to end (0: any), rendered again when it holds fewer.
+func (h *contentHandle) current(end int64) (snapshot, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if off >= int64(len(h.data)) {
+	if h.n.live && (end == 0 || end > int64(len(h.snap.data))) {
+		snap, err := h.n.render()
+		if err != nil {
+			return snapshot{}, err
+		}
+		h.snap = snap
+	}
+	return h.snap, nil
+}
+
+func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.ReadResult, errno syscall.Errno) {
+	defer guard(h.n.lg, "read", &errno)
+	snap, err := h.current(off + int64(len(dest)))
+	if err != nil {
+		return nil, fail(h.n.lg, "read", err)
+	}
+	data := snap.data
+	if off >= int64(len(data)) {
 		return fuse.ReadResultData(nil), 0
 	}
-	return fuse.ReadResultData(h.data[off:min(off+int64(len(dest)), int64(len(h.data)))]), 0
+	return fuse.ReadResultData(data[off:min(off+int64(len(dest)), int64(len(data)))]), 0
 }
 
 func (h *contentHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
@@ -197,6 +252,9 @@ func (p *part) statText() ([]byte, error) {
 	line("log_start_offset", st.LogStartOffset)
 	line("log_end_offset", st.LogEndOffset)
 	line("records", st.Records)
+	if st.RecordsBound {
+		line("records_exact", false) // Records is an upper bound
+	}
 	line("segments", st.Segments)
 	line("size_bytes", st.SizeBytes)
 	line("first_timestamp_ms", st.FirstTimestampMs)

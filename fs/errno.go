@@ -38,6 +38,10 @@ func toErrno(err error) syscall.Errno {
 		return syscall.EEXIST
 	case errors.Is(err, partlog.ErrNoSpace):
 		return syscall.ENOSPC
+	case errors.Is(err, partlog.ErrTimeout):
+		return syscall.ETIMEDOUT
+	case errors.Is(err, partlog.ErrDenied):
+		return syscall.EACCES
 	case errors.Is(err, errEPERM):
 		return syscall.EPERM
 	case errors.Is(err, partlog.ErrCorrupt), errors.Is(err, record.ErrCorruption):

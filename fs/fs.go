@@ -86,6 +86,12 @@ type MountOptions struct {
 
 // Mount mounts f on dir: as root with mount(2) directly (no fusermount
 // fallback), otherwise through fusermount3.
+// maxRequest is the largest read or write request partfs asks the kernel
+// for. go-fuse lowers it to what the kernel allows (max_pages_limit pages
+// of /proc/sys/fs/fuse/max_pages_limit; 256 pages, 1 MiB, by default), so
+// a write() larger than that reaches partfs in several requests.
+const maxRequest = 8 << 20
+
 func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 	entry, attr, neg := time.Second, time.Duration(0), time.Duration(0)
 	opts := &gofs.Options{
@@ -101,7 +107,7 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 			// As root, mount(2) directly so a failure is not hidden by a
 			// fallback; others go through fusermount3.
 			DirectMountStrict: os.Geteuid() == 0,
-			MaxWrite:          1 << 20,
+			MaxWrite:          maxRequest,
 			MaxReadAhead:      1 << 20,
 		},
 	}

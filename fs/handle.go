@@ -79,17 +79,28 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.R
 		}
 		h.cur, h.nextPos = cur, off
 	}
-	if h.ahead == nil || len(h.ahead.data) == 0 {
-		if err := h.fillAhead(len(dest)); err != nil {
-			return nil, fail(lg.WithField("offset", h.cur.off), "read", err)
+	res := &chunkReply{}
+	for res.size < len(dest) {
+		if h.ahead == nil || len(h.ahead.data) == 0 {
+			if err := h.fillAhead(len(dest) - res.size); err != nil {
+				if res.size > 0 {
+					// deliver what came before; the error comes again
+					// with the next read, which renders from h.cur
+					lg.WithError(err).Debug("read stopped early; the error comes with the next read")
+					break
+				}
+				return nil, fail(lg.WithField("offset", h.cur.off), "read", err)
+			}
+		}
+		if res.take(h.ahead, len(dest)-res.size) == 0 {
+			break // the end of the file
 		}
 	}
-	if len(h.ahead.data) == 0 {
+	h.nextPos += int64(res.size)
+	n.p.fsys.opt.Metrics.Read(n.p.log.Topic(), n.p.log.Partition(), res.size, 0)
+	if res.size == 0 {
 		return fuse.ReadResultData(nil), 0
 	}
-	res, cnt := h.ahead.reply(len(dest))
-	h.nextPos += int64(cnt)
-	n.p.fsys.opt.Metrics.Read(n.p.log.Topic(), n.p.log.Partition(), cnt, 0)
 	return res, 0
 }
 

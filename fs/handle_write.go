@@ -67,14 +67,24 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 }
 
 // checkPartial refuses a held partial line that can no longer become a
-// record within max.message.bytes (a JSON line may shrink by escapes).
+// record within max.message.bytes, so a write() of a line too long for
+// one request fails whole with EFBIG at its first request instead of
+// returning a short count. On an uncompressed topic a plain line is
+// refused once it and a batch header exceed the limit (exact: the value
+// alone is that long); a JSON line may shrink by escapes and a compressed
+// batch may be smaller than its line, so those get a looser bound.
 // REQUIRES: mu held.
 func (h *viewHandle) checkPartial() error {
-	if len(h.partial) <= 1<<20 {
+	p := h.n.p
+	exact := h.n.k == plainKind && !p.compressed()
+	if !exact && len(h.partial) <= 1<<20 {
 		return nil
 	}
-	limit := h.n.p.maxMessageBytes()
-	if h.n.k == jsonKind {
+	limit := p.maxMessageBytes()
+	switch {
+	case exact:
+		limit -= record.BatchHeaderSize
+	case h.n.k == jsonKind:
 		limit *= 8
 	}
 	if int64(len(h.partial)) > limit {
@@ -87,17 +97,35 @@ func (h *viewHandle) checkPartial() error {
 // maxMessageBytes is the topic's max.message.bytes (Kafka's default if
 // unreadable).
 func (p *part) maxMessageBytes() int64 {
-	kvs, err := p.fsys.opt.Store.TopicConfig(p.log.Topic())
-	if err == nil {
-		for _, kv := range kvs {
-			if kv.Key == "max.message.bytes" {
-				if n, err := strconv.ParseInt(kv.Value, 10, 64); err == nil && n > 0 {
-					return n
-				}
-			}
-		}
+	if n, err := strconv.ParseInt(p.topicConfig("max.message.bytes"), 10, 64); err == nil && n > 0 {
+		return n
 	}
 	return 1048588
+}
+
+// compressed reports whether the topic's batches are compressed (true if
+// its compression.type cannot be read).
+func (p *part) compressed() bool {
+	switch p.topicConfig("compression.type") {
+	case "none", "producer", "uncompressed":
+		return false
+	}
+	return true
+}
+
+// topicConfig is the value of key in the topic's configuration, "" if
+// unreadable.
+func (p *part) topicConfig(key string) string {
+	kvs, err := p.fsys.opt.Store.TopicConfig(p.log.Topic())
+	if err != nil {
+		return ""
+	}
+	for _, kv := range kvs {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
 }
 
 // splitWrite cuts the held partial line and data, which holds a line end,

@@ -103,18 +103,23 @@ func (ly *layout) sync() (release func(), err error) {
 }
 
 // assignStarts gives every segment without a known start one: the end of
-// its predecessor's content as rendered now, bounded by the next known start.
-// REQUIRES: mu held.
+// its predecessor's content as rendered now, bounded by the next known
+// start; or, for a segment with a slot whose predecessor is not wholly
+// rendered, its slot (placing it reads nothing). REQUIRES: mu held.
 func (ly *layout) assignStarts(prev []*segInfo) error {
 	for i, s := range ly.segs {
 		if s.start[0] >= 0 {
 			continue
 		}
 		if i == 0 {
-			s.start = ly.startAfterRemoved(prev, s.base)
+			s.start = ly.startAfterRemoved(prev, s.base, s.snap.Slot)
 			continue
 		}
 		p := ly.segs[i-1]
+		if slot := s.snap.Slot; slot > 0 && p.next < p.snap.Next {
+			s.start = [2]int64{slot, slot}
+			continue
+		}
 		if err := ly.scan(p, p.snap.Next); err != nil {
 			return err
 		}
@@ -131,9 +136,10 @@ func (ly *layout) assignStarts(prev []*segInfo) error {
 }
 
 // startAfterRemoved places a first segment never seen before: after the
-// end of the last removed segment that preceded it, or at 0.
-func (ly *layout) startAfterRemoved(prev []*segInfo, base int64) [2]int64 {
-	var st [2]int64
+// end of the last removed segment that preceded it, or at its slot (0 if
+// none).
+func (ly *layout) startAfterRemoved(prev []*segInfo, base, slot int64) [2]int64 {
+	st := [2]int64{slot, slot}
 	for _, p := range prev {
 		if p.base < base && p.start[0] >= 0 {
 			st = [2]int64{p.start[0] + p.length[0], p.start[1] + p.length[1]}

@@ -2,6 +2,7 @@ package fs
 
 import (
 	"context"
+	"slices"
 	"syscall"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
@@ -11,6 +12,7 @@ import (
 // partNode is a partition directory (SPEC §2).
 type partNode struct {
 	gofs.Inode
+	fixedDir
 	p *part
 }
 
@@ -30,22 +32,26 @@ var partEntries = []fuse.DirEntry{
 	{Name: "@offset", Mode: syscall.S_IFDIR},
 	{Name: "@time", Mode: syscall.S_IFDIR},
 	{Name: "@key", Mode: syscall.S_IFDIR},
-	{Name: "segments", Mode: syscall.S_IFDIR},
 	{Name: "stat", Mode: syscall.S_IFREG},
 }
 
+// segmentsEntry is listed where the partition's Log is a partlog.SegmentFiler.
+var segmentsEntry = fuse.DirEntry{Name: "segments", Mode: syscall.S_IFDIR}
+
 func (n *partNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	n.p.fsys.dirAttr(out)
+	n.p.fsys.dirAttr(out, false)
 	return 0
 }
 
 func (n *partNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
-	if n.p.decoded() == nil {
-		return gofs.NewListDirStream(partEntries), 0
+	ents := partEntries
+	if n.p.decoded() != nil {
+		ents = append(slices.Clip(ents), fuse.DirEntry{Name: decodedName, Mode: syscall.S_IFREG})
 	}
-	ents := append([]fuse.DirEntry{}, partEntries[:2]...)
-	ents = append(ents, fuse.DirEntry{Name: decodedName, Mode: syscall.S_IFREG})
-	return gofs.NewListDirStream(append(ents, partEntries[2:]...)), 0
+	if _, ok := n.p.segmentFiler(); ok {
+		ents = append(slices.Clip(ents), segmentsEntry)
+	}
+	return gofs.NewListDirStream(ents), 0
 }
 
 func (n *partNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
@@ -67,31 +73,27 @@ func (n *partNode) childMaker(name string) (func() gofs.InodeEmbedder, uint32) {
 		}
 		return func() gofs.InodeEmbedder { return newLogNode(p, name, k) }, syscall.S_IFREG
 	case "@offset":
-		return func() gofs.InodeEmbedder { return &windowDir{p: p, byTime: false} }, syscall.S_IFDIR
+		return func() gofs.InodeEmbedder { return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: false} }, syscall.S_IFDIR
 	case "@time":
-		return func() gofs.InodeEmbedder { return &windowDir{p: p, byTime: true} }, syscall.S_IFDIR
+		return func() gofs.InodeEmbedder { return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: true} }, syscall.S_IFDIR
 	case "@key":
 		return func() gofs.InodeEmbedder { return &keyDir{p: p} }, syscall.S_IFDIR
 	case "segments":
-		return func() gofs.InodeEmbedder { return &segmentsDir{p: p} }, syscall.S_IFDIR
-	case decodedName:
-		v := p.decoded()
-		if v == nil {
-			return nil, 0
+		if sf, ok := p.segmentFiler(); ok {
+			return func() gofs.InodeEmbedder { return &segmentsDir{fixedDir: fixedDir{p}, p: p, files: sf} }, syscall.S_IFDIR
 		}
-		return func() gofs.InodeEmbedder {
-			return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", name), gen: v.content, sync: p.log.Sync, live: true}
-		}, syscall.S_IFREG
+	case decodedName:
+		if v := p.decoded(); v != nil {
+			return func() gofs.InodeEmbedder {
+				return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", name), gen: v.content, sync: p.log.Sync, live: true}
+			}, syscall.S_IFREG
+		}
 	case "stat":
 		return func() gofs.InodeEmbedder {
 			return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", "stat"), gen: p.statText, sync: p.log.Sync}
 		}, syscall.S_IFREG
 	}
 	return nil, 0
-}
-
-func (n *partNode) Unlink(ctx context.Context, name string) syscall.Errno {
-	return n.p.fsys.refuse(n.p.lg.WithField("file", name), "unlink")
 }
 
 func (n *partNode) Rmdir(ctx context.Context, name string) syscall.Errno {

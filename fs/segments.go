@@ -2,22 +2,24 @@ package fs
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"errors"
+	"io"
 	"syscall"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/partlog"
 )
 
-// dirLog is implemented by backends whose partitions are directories of
-// Kafka files (logstore.Log); segments/ shows those files read-only.
-type dirLog interface{ Dir() string }
-
-// segmentsDir is segments/: the partition's files as they are.
+// segmentsDir is segments/: the Kafka files of a partition whose Log is a
+// partlog.SegmentFiler, as they are, read-only.
 type segmentsDir struct {
 	gofs.Inode
-	p *part
+	fixedDir
+	p     *part
+	files partlog.SegmentFiler
 }
 
 var (
@@ -26,11 +28,10 @@ var (
 	_ = (gofs.NodeGetattrer)((*segmentsDir)(nil))
 )
 
-func (d *segmentsDir) dir() string {
-	if dl, ok := d.p.log.(dirLog); ok {
-		return dl.Dir()
-	}
-	return ""
+// segmentFiler returns the partition's SegmentFiler, if its Log is one.
+func (p *part) segmentFiler() (partlog.SegmentFiler, bool) {
+	sf, ok := p.log.(partlog.SegmentFiler)
+	return sf, ok
 }
 
 func (d *segmentsDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -38,43 +39,56 @@ func (d *segmentsDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse
 	return 0
 }
 
-func (d *segmentsDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
-	var ents []fuse.DirEntry
-	if dir := d.dir(); dir != "" {
-		des, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, fail(d.p.lg.WithField("file", dir), "readdir", err)
-		}
-		for _, de := range des {
-			if de.Type().IsRegular() {
-				ents = append(ents, fuse.DirEntry{Name: de.Name(), Mode: syscall.S_IFREG})
-			}
-		}
+func (d *segmentsDir) Readdir(ctx context.Context) (_ gofs.DirStream, errno syscall.Errno) {
+	defer guard(d.p.lg.WithField("file", "segments"), "readdir", &errno)
+	fis, err := d.files.SegmentFiles()
+	if err != nil {
+		return nil, fail(d.p.lg.WithField("file", "segments"), "readdir", err)
+	}
+	ents := make([]fuse.DirEntry, len(fis))
+	for i, fi := range fis {
+		ents[i] = fuse.DirEntry{Name: fi.Name, Mode: syscall.S_IFREG}
 	}
 	return gofs.NewListDirStream(ents), 0
 }
 
-func (d *segmentsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	dir := d.dir()
-	if dir == "" {
+func (d *segmentsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
+	lg := d.p.lg.WithField("file", "segments/"+name)
+	defer guard(lg, "lookup", &errno)
+	fi, err := d.files.StatSegmentFile(name)
+	if errors.Is(err, partlog.ErrNotFound) {
 		return nil, syscall.ENOENT
 	}
-	path := filepath.Join(dir, name)
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, syscall.ENOENT
+	if err != nil {
+		return nil, fail(lg, "lookup", err)
 	}
-	ch := d.NewInode(ctx, &rawFile{p: d.p, path: path}, gofs.StableAttr{Mode: syscall.S_IFREG})
-	fillEntry(ctx, ch, out)
+	// A name looked up again is the same inode (cp checks that a file it
+	// copies was not replaced); the node reaches its file by name.
+	ch := d.GetChild(name)
+	if ch == nil {
+		ch = d.NewInode(ctx, &rawFile{p: d.p, files: d.files, name: name}, gofs.StableAttr{Mode: syscall.S_IFREG})
+	}
+	fileAttr(&out.Attr, fi)
 	volatile(out)
 	return ch, 0
 }
 
-// rawFile is one file of the partition directory, read-only.
+// fileAttr fills a read-only file's attributes from fi.
+func fileAttr(out *fuse.Attr, fi partlog.FileInfo) {
+	out.Mode = syscall.S_IFREG | 0o444
+	out.Size = uint64(fi.Size)
+	out.Blocks = uint64(fi.Blocks)
+	out.Blksize = smallBlksize // set, so that go-fuse keeps Blocks instead of deriving it from Size
+	out.Nlink = 1
+	setTimes(out, fi.ModTime)
+}
+
+// rawFile is one Kafka file of the partition, read-only.
 type rawFile struct {
 	gofs.Inode
-	p    *part
-	path string
+	p     *part
+	files partlog.SegmentFiler
+	name  string
 }
 
 var (
@@ -83,30 +97,59 @@ var (
 	_ = (gofs.NodeSetattrer)((*rawFile)(nil))
 )
 
-func (f *rawFile) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	st, err := os.Stat(f.path)
+func (f *rawFile) lg() *logrus.Entry { return f.p.lg.WithField("file", "segments/"+f.name) }
+
+func (f *rawFile) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
+	lg := f.lg()
+	defer guard(lg, "getattr", &errno)
+	fi, err := f.files.StatSegmentFile(f.name)
 	if err != nil {
-		return syscall.ENOENT
+		return fail(lg, "getattr", err)
 	}
-	out.Mode = syscall.S_IFREG | 0o444
-	out.Size = uint64(st.Size())
-	out.Nlink = 1
-	setTimes(&out.Attr, st.ModTime())
+	fileAttr(&out.Attr, fi)
 	return 0
 }
 
 func (f *rawFile) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return f.p.fsys.refuse(f.p.lg.WithField("file", f.path), "setattr")
+	return f.p.fsys.refuse(f.lg(), "setattr")
 }
 
-func (f *rawFile) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
-	lg := f.p.lg.WithField("file", f.path)
+func (f *rawFile) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _ uint32, errno syscall.Errno) {
+	lg := f.lg()
+	defer guard(lg, "open", &errno)
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
 		return nil, 0, f.p.fsys.refuse(lg, "open")
 	}
-	fd, err := syscall.Open(f.path, syscall.O_RDONLY, 0)
+	sf, err := f.files.OpenSegmentFile(f.name)
 	if err != nil {
 		return nil, 0, fail(lg, "open", err)
 	}
-	return gofs.NewLoopbackFile(fd), fuse.FOPEN_DIRECT_IO, 0
+	return &rawHandle{f: sf, lg: lg}, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// rawHandle reads an open Kafka file.
+type rawHandle struct {
+	f  partlog.SegmentFile
+	lg *logrus.Entry
+}
+
+var (
+	_ = (gofs.FileReader)((*rawHandle)(nil))
+	_ = (gofs.FileReleaser)((*rawHandle)(nil))
+)
+
+func (h *rawHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.ReadResult, errno syscall.Errno) {
+	defer guard(h.lg, "read", &errno)
+	n, err := h.f.ReadAt(dest, off)
+	if n < len(dest) && err != nil && err != io.EOF {
+		return nil, fail(h.lg, "read", err)
+	}
+	return fuse.ReadResultData(dest[:n]), 0
+}
+
+func (h *rawHandle) Release(ctx context.Context) syscall.Errno {
+	if err := h.f.Close(); err != nil {
+		return fail(h.lg, "release", err)
+	}
+	return 0
 }

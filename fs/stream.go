@@ -62,30 +62,48 @@ func (c *chunk) unref() {
 // reply delivers up to n bytes of c.data as a read reply and advances
 // c.data past them.
 func (c *chunk) reply(n int) (fuse.ReadResult, int) {
-	n = min(n, len(c.data))
-	b := c.data[:n:n]
-	c.data = c.data[n:]
-	c.refs.Add(1)
-	return &chunkReply{c: c, vec: [][]byte{b}}, n
+	r := &chunkReply{}
+	return r, r.take(c, n)
 }
 
 var _ fuse.ReadResult = (*chunkReply)(nil)
 
 // chunkReply is a read reply that go-fuse writes with one writev straight
-// from the chunk (go-fuse's writeWithSlice); Done releases the chunk. (A
-// fuse.ReadResultData reply would first go through go-fuse's splice
-// attempt: a pipe taken, grown and loaded, then dropped, logging
-// "trySplice: ... max pipe size" for replies over 1 MiB.)
+// from the chunks (go-fuse's writeWithSlice); Done releases them. One
+// reply may span several chunks: a read is filled until its end or the
+// end of the file. (A fuse.ReadResultData reply would first go through
+// go-fuse's splice attempt: a pipe taken, grown and loaded, then dropped,
+// logging "trySplice: ... max pipe size" for replies over 1 MiB.)
 type chunkReply struct {
-	c   *chunk
-	vec [][]byte
+	cs   []*chunk
+	vec  [][]byte
+	size int
 }
 
-func (r *chunkReply) Size() int { return len(r.vec[0]) }
+// take adds up to n bytes of c.data to the reply, advancing c.data past
+// them, and returns how many it took.
+func (r *chunkReply) take(c *chunk, n int) int {
+	n = min(n, len(c.data))
+	if n == 0 {
+		return 0
+	}
+	r.vec = append(r.vec, c.data[:n:n])
+	c.data = c.data[n:]
+	c.refs.Add(1)
+	r.cs = append(r.cs, c)
+	r.size += n
+	return n
+}
+
+func (r *chunkReply) Size() int { return r.size }
 
 // Bytes is go-fuse's fallback when it cannot write the slices itself.
 func (r *chunkReply) Bytes(buf []byte) ([]byte, fuse.Status) {
-	return append(buf[:0], r.vec[0]...), fuse.OK
+	buf = buf[:0]
+	for _, b := range r.vec {
+		buf = append(buf, b...)
+	}
+	return buf, fuse.OK
 }
 
 // Slices makes go-fuse write the reply with writev, without a copy.
@@ -93,8 +111,9 @@ func (r *chunkReply) Slices() ([][]byte, fuse.Status) { return r.vec, fuse.OK }
 
 // Done is called once the reply is written; a second call does nothing.
 func (r *chunkReply) Done() {
-	if c := r.c; c != nil {
-		r.c, r.vec = nil, nil
+	cs := r.cs
+	r.cs, r.vec = nil, nil
+	for _, c := range cs {
 		c.unref()
 	}
 }

@@ -192,7 +192,7 @@ func (n *topicNode) partChild(ctx context.Context, name string, p int, out *fuse
 		return nil, fail(n.lg.WithField("partition", p), "lookup", err)
 	}
 	return child(ctx, n.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
-		return &partNode{p: pt}
+		return &partNode{fixedDir: fixedDir{pt}, p: pt}
 	}), 0
 }
 

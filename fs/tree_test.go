@@ -16,9 +16,12 @@ func TestTreeMkdirListStat(t *testing.T) {
 	if got := m.sh("ls orders | tr '\\n' ' '"); got != "0 1 config " {
 		t.Fatalf("ls orders = %q", got)
 	}
-	want := "@key @offset @time log log.jsonl segments stat "
+	want := "@key @offset @time log log.jsonl stat " // memlog has no segment files: no segments/
 	if got := m.sh("ls orders/0 | tr '\\n' ' '"); got != want {
 		t.Fatalf("ls orders/0 = %q, want %q", got, want)
+	}
+	if _, err := m.try("ls orders/0/segments"); err == nil || !strings.Contains(err.Error(), "No such file") {
+		t.Fatalf("ls orders/0/segments on memlog: %v", err)
 	}
 	if got := m.sh("stat -c '%F %a %s' orders/0/log orders orders/0/stat"); got != "regular empty file 644 0\ndirectory 755 0\nregular file 444 "+sizeOf(m, "orders/0/stat")+"\n" {
 		t.Fatalf("stat = %q", got)

@@ -93,6 +93,11 @@ func (n *viewNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.At
 // batches of up to 1 MiB).
 const ioBlock = 1 << 20
 
+// smallBlksize is the st_blksize of the other files (stat, config,
+// .metrics, segments/). Every file but those of segments/ reports no
+// blocks: it is rendered, not stored, so du counts only segments/.
+const smallBlksize = 4096
+
 func (n *viewNode) fillAttr(out *fuse.AttrOut, size int64) {
 	out.Mode = syscall.S_IFREG | n.p.fsys.fileMode(n.writable)
 	out.Size = uint64(size)
@@ -110,12 +115,21 @@ func (n *viewNode) fillAttr(out *fuse.AttrOut, size int64) {
 	setTimes(&out.Attr, t)
 }
 
+// Setattr refuses every change, like a Linux append-only file (SPEC §4):
+// truncation, chmod, chown and explicit times fail with EPERM. `touch` of
+// log or log.jsonl (both times "now") succeeds and changes nothing, as on
+// a `chattr +a` file; its times are those of the latest record.
 func (n *viewNode) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) (errno syscall.Errno) {
 	defer guard(n.lg, "setattr", &errno)
+	const now = fuse.FATTR_ATIME | fuse.FATTR_MTIME | fuse.FATTR_ATIME_NOW | fuse.FATTR_MTIME_NOW
+	changes := in.Valid &^ (fuse.FATTR_FH | fuse.FATTR_LOCKOWNER | fuse.FATTR_CTIME)
+	if changes == 0 || (n.writable && !n.p.fsys.ro && changes&^now == 0 && changes&now == now) {
+		return n.Getattr(ctx, fh, out)
+	}
 	if _, ok := in.GetSize(); ok {
 		return n.p.fsys.refuse(n.lg, "truncate")
 	}
-	return n.Getattr(ctx, fh, out)
+	return n.p.fsys.refuse(n.lg, "setattr")
 }
 
 func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _ uint32, errno syscall.Errno) {
@@ -126,8 +140,13 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 		if n.p.fsys.ro {
 			return nil, 0, n.p.fsys.refuse(n.lg, "open")
 		}
-		if !n.writable || flags&syscall.O_TRUNC != 0 {
+		switch {
+		case !n.writable:
 			return nil, 0, n.p.fsys.refuse(n.lg, "open")
+		case flags&syscall.O_TRUNC != 0:
+			return nil, 0, n.p.fsys.refuse(n.lg, "truncate")
+		case flags&syscall.O_APPEND == 0: // append-only, like chattr +a
+			return nil, 0, n.p.fsys.refuse(n.lg, "open for writing without O_APPEND")
 		}
 	}
 	var size, limit int64

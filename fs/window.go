@@ -17,6 +17,7 @@ import (
 // windowDir is @offset/ or @time/: every name is resolved when looked up.
 type windowDir struct {
 	gofs.Inode
+	fixedDir
 	p      *part
 	byTime bool
 }
@@ -32,17 +33,10 @@ func (d *windowDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.A
 	return 0
 }
 
-// Readdir lists the segments' base offsets under @offset (nothing under @time).
+// Readdir lists nothing (SPEC §2): a tree walk reaches every record once,
+// through log and log.jsonl, and not once more per segment.
 func (d *windowDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
-	var ents []fuse.DirEntry
-	if !d.byTime {
-		snap, release := d.p.log.Segments()
-		for _, s := range snap {
-			ents = append(ents, fuse.DirEntry{Name: strconv.FormatInt(s.Base, 10), Mode: syscall.S_IFREG})
-		}
-		release()
-	}
-	return gofs.NewListDirStream(ents), 0
+	return gofs.NewListDirStream(nil), 0
 }
 
 func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {

@@ -56,6 +56,15 @@ func (rc rootCheckpoints) forLog(topic string, n int) logCheckpoints {
 	return c
 }
 
+// keepCheckpoints holds the entries of a partition that is not opened so
+// that writing the checkpoints keeps them. Called during Open only.
+func (st *Store) keepCheckpoints(topic string, n int, rc rootCheckpoints) {
+	if st.kept == nil {
+		st.kept = map[checkpoint.TopicPartition]logCheckpoints{}
+	}
+	st.kept[checkpoint.TopicPartition{Topic: topic, Partition: n}] = rc.forLog(topic, n)
+}
+
 // writeCheckpoints writes the four root offset checkpoint files.
 func (st *Store) writeCheckpoints() error {
 	if st.opt.ReadOnly {
@@ -67,6 +76,17 @@ func (st *Store) writeCheckpoints() error {
 	ls := map[checkpoint.TopicPartition]int64{}
 	hw := map[checkpoint.TopicPartition]int64{}
 	cl := map[checkpoint.TopicPartition]int64{}
+	for tp, c := range st.kept {
+		if c.hasRecoveryPoint {
+			rp[tp] = c.recoveryPoint
+		}
+		if c.logStart > 0 {
+			ls[tp] = c.logStart
+		}
+		if c.cleaner > 0 {
+			cl[tp] = c.cleaner
+		}
+	}
 	for _, l := range st.Logs() {
 		tp := checkpoint.TopicPartition{Topic: l.topic, Partition: l.partition}
 		l.mu.Lock()

@@ -158,10 +158,17 @@ func TestFixtureTails(t *testing.T) {
 func validPrefix(data []byte) (int64, int64) {
 	sc := record.NewScanner(readerAt(data), 0, int64(len(data)), "fixture")
 	var valid, next int64
+	lastV2 := int64(-1)
 	for sc.Next() {
 		b := sc.Batch()
-		if b.Header.BaseOffset < 0 || b.Header.LastOffset() > math.MaxInt32 || b.Header.LastOffset() < 0 {
+		if b.Header.BaseOffset < 0 || b.Header.LastOffset() > math.MaxInt32 || b.Header.LastOffset() < b.Header.BaseOffset {
 			break
+		}
+		if b.Header.Magic >= 2 {
+			if b.Header.BaseOffset <= lastV2 {
+				break // a V2 batch must start after the one before it
+			}
+			lastV2 = b.Header.LastOffset()
 		}
 		valid = b.Pos + b.Header.Size()
 		next = max(next, b.Header.LastOffset()+1)

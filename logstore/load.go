@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/partlog"
@@ -28,45 +29,61 @@ func (st *Store) loadAll() error {
 	}
 	parts := map[string][]int{}
 	for _, fi := range infos {
-		if t, n, ok := parsePartitionDir(fi.Name()); ok && fi.IsDir() {
+		t, n, ok := parsePartitionDir(fi.Name())
+		switch {
+		case ok && fi.Mode()&os.ModeSymlink != 0:
+			st.logger.WithField("path", st.path(fi.Name())).
+				Error("partition directory is a symbolic link: not followed, partition skipped")
+		case ok && fi.IsDir():
 			parts[t] = append(parts[t], n)
 		}
 	}
 	for name, ns := range parts {
-		if err := st.loadTopic(name, ns, overrides[name], cps); err != nil {
-			return err
-		}
+		st.loadTopic(name, ns, overrides[name], cps)
 	}
 	return nil
 }
 
-func (st *Store) loadTopic(name string, ns []int, overrides map[string]string, cps rootCheckpoints) error {
+// loadTopic opens the partitions ns of topic name. A stored setting it
+// cannot use never changes what is kept: an unknown key is kept and
+// reported; a bad value leaves the whole topic unopened (its files answer
+// EIO). A partition that fails to load is reported and left unopened while
+// the others open. Unopened partitions keep their checkpoint entries.
+func (st *Store) loadTopic(name string, ns []int, overrides map[string]string, cps rootCheckpoints) {
 	if overrides == nil {
 		overrides = map[string]string{}
 	}
-	cfg, err := st.topicConfig(overrides)
-	if err != nil {
-		st.logger.WithError(err).WithField("topic", name).Warn("ignoring invalid stored topic configuration")
-		overrides = map[string]string{}
-		cfg = st.base
-	}
+	lg := st.logger.WithField("topic", name)
 	sort.Ints(ns)
-	t := &topic{name: name, overrides: overrides, logs: make([]*Log, ns[len(ns)-1]+1)}
+	t := &topic{name: name, overrides: overrides, logs: make([]*Log, ns[len(ns)-1]+1), unopened: map[int]error{}}
+	cfg, unknown, cfgErr := config.ApplyStored(st.base, overrides)
+	if len(unknown) > 0 {
+		lg.WithField("keys", strings.Join(unknown, ",")).
+			Warn("stored topic configuration has keys partfs does not know: kept, not applied")
+	}
+	if cfgErr != nil {
+		lg.WithError(cfgErr).Error("stored topic configuration has a bad value: topic not opened, nothing deleted")
+	}
 	for i, n := range ns {
 		dir := st.path(partitionDirName(name, n))
 		if i == 0 {
 			t.id, _ = st.readTopicID(dir)
 		}
-		l, err := st.loadLog(name, n, dir, cfg, cps.forLog(name, n))
-		if err != nil {
-			return fmt.Errorf("load partition %s: %w", dir, err)
+		err := cfgErr
+		if err == nil {
+			t.logs[n], err = st.loadLog(name, n, dir, cfg, cps.forLog(name, n))
+			if err != nil {
+				lg.WithError(err).WithField("path", dir).Error("partition not opened")
+			}
 		}
-		t.logs[n] = l
+		if err != nil {
+			t.unopened[n] = fmt.Errorf("%s not opened: %w: %v", dir, partlog.ErrCorrupt, err)
+			st.keepCheckpoints(name, n, cps)
+		}
 	}
 	st.mu.Lock()
 	st.topics[name] = t
 	st.mu.Unlock()
-	return nil
 }
 
 // newLog builds an empty Log value for dir.
@@ -234,7 +251,11 @@ func (l *Log) scanTail(s *segment) error {
 	}
 	sc := record.NewScanner(s.log, int64(pos), s.size, s.path)
 	end := int64(pos)
+	order := record.NewOffsetOrder(s.base, math.MaxInt64)
 	for sc.Next() {
+		if err := order.Check(sc.Batch()); err != nil {
+			return err
+		}
 		h := &sc.Batch().Header
 		s.next = max(s.next, h.LastOffset()+1)
 		end = sc.Batch().Pos + h.Size()

@@ -91,7 +91,7 @@ func (l *Log) runRebuilds() error {
 		errs = append(errs, l.resetIndexes(s, l.cfg.SegmentIndexBytes))
 		s.bytesSinceIndex, s.maxTs, s.offMaxTs = 0, -1, s.base
 		s.records = 0
-		_, err := l.rebuild1(s)
+		_, err := l.rebuild1(s, s.size)
 		s.size = size
 		errs = append(errs, err, s.finishIndexes(active))
 		l.logger.WithField("segment", s.path).Info("rebuilt segment indexes")

@@ -13,6 +13,7 @@ const (
 	indexSuffix     = ".index"
 	timeIndexSuffix = ".timeindex"
 	txnIndexSuffix  = ".txnindex"
+	snapshotSuffix  = ".snapshot"
 	deletedSuffix   = ".deleted"
 	cleanedSuffix   = ".cleaned"
 	swapSuffix      = ".swap"

@@ -11,7 +11,7 @@ import (
 
 // Options configure a Store. Zero values take the defaults below.
 type Options struct {
-	FS     vfs.FS           // default vfs.Default
+	FS     vfs.FS           // default vfs.Beneath(the data directory)
 	Now    func() time.Time // default time.Now
 	Logger *logrus.Entry    // default: logrus standard logger
 	// Defaults are the mount's --config KEY=VALUE topic defaults (not stored).
@@ -37,9 +37,9 @@ type Options struct {
 	Jitter func(n int64) int64
 }
 
-func (o *Options) setDefaults() {
+func (o *Options) setDefaults(dir string) {
 	if o.FS == nil {
-		o.FS = vfs.Default
+		o.FS = vfs.Beneath(dir)
 	}
 	if o.Now == nil {
 		o.Now = time.Now

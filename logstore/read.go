@@ -30,7 +30,8 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	defer l.releaseAll([]*segment{s})
 	dec := decoders.Get().(*record.Decoder)
 	defer decoders.Put(dec)
-	v := recordFilter{s: s, next: seg.Next, from: from, aborted: l.abortedIn(seg.Base, seg.Next), fn: fn, dec: dec}
+	v := recordFilter{s: s, next: seg.Next, from: from, aborted: l.abortedIn(seg.Base, seg.Next), fn: fn, dec: dec,
+		order: record.NewOffsetOrder(seg.Base, seg.Next)}
 	if pos, h, err := l.locateIn(s, seg, from); err == nil {
 		return v.readLocated(pos, &h, seg.Size)
 	}
@@ -72,6 +73,7 @@ type recordFilter struct {
 	dec        *record.Decoder
 	first      bool // checking the first batch of a scan from an index position
 	pos        int64
+	order      record.OffsetOrder // offsets no CRC covers, checked like one
 }
 
 // readLocated reads the batch at pos (header h, holding from) with one
@@ -113,11 +115,11 @@ func (v *recordFilter) batch(b *record.Batch) (bool, error) {
 		return true, errIndexMismatch
 	}
 	v.first = false
+	if err := v.order.Check(b); err != nil {
+		return true, corruptErr(v.s, b.Pos, err)
+	}
 	if h.LastOffset() < v.from || h.IsControl() {
 		return false, nil
-	}
-	if h.BaseOffset >= v.next && h.Magic >= 2 {
-		return true, nil
 	}
 	stop := false
 	txn := abortedFor(v.aborted, h)

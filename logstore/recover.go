@@ -3,6 +3,7 @@ package logstore
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/partfs/partfs/record"
@@ -64,19 +65,14 @@ func (l *Log) dropAfter(i int, cut error) {
 // batches (Kafka's LogSegment.recover) and cuts the file at the last valid
 // batch. It returns a non-nil error describing the cut when it cut data.
 func (l *Log) recoverSegment(s *segment, active bool) error {
-	maxBytes := l.cfg.SegmentIndexBytes
-	var err error
-	if l.readOnly {
-		err = l.memIndexes(s, maxBytes)
-	} else {
-		err = l.resetIndexes(s, maxBytes)
+	l.restartRebuild(s)
+	valid, scanErr := l.rebuild1(s, s.size)
+	var ce *record.CorruptionError
+	if errors.As(scanErr, &ce) && ce.Pos < valid {
+		// the batch to blame is one already indexed: index up to it only
+		l.restartRebuild(s)
+		valid, _ = l.rebuild1(s, ce.Pos)
 	}
-	if err != nil {
-		l.logger.WithError(err).WithField("segment", s.path).Error("cannot reset indexes")
-	}
-	s.next, s.maxTs, s.offMaxTs, s.bytesSinceIndex, s.records = s.base, -1, s.base, 0, 0
-	s.rollTsKnown = false
-	valid, scanErr := l.rebuild1(s)
 	// Kafka's recover() keeps its own count; the segment's count for the
 	// next append starts at 0 as on any open (LogSegment).
 	s.bytesSinceIndex = 0
@@ -101,6 +97,22 @@ func (l *Log) recoverSegment(s *segment, active bool) error {
 	return cut
 }
 
+// restartRebuild empties s's indexes and bookkeeping before rebuild1.
+func (l *Log) restartRebuild(s *segment) {
+	maxBytes := l.cfg.SegmentIndexBytes
+	var err error
+	if l.readOnly {
+		err = l.memIndexes(s, maxBytes)
+	} else {
+		err = l.resetIndexes(s, maxBytes)
+	}
+	if err != nil {
+		l.logger.WithError(err).WithField("segment", s.path).Error("cannot reset indexes")
+	}
+	s.next, s.maxTs, s.offMaxTs, s.bytesSinceIndex, s.records = s.base, -1, s.base, 0, 0
+	s.rollTsKnown = false
+}
+
 // resetIndexes empties a segment's indexes at full capacity for a rebuild.
 func (l *Log) resetIndexes(s *segment, maxBytes int) error {
 	s.ixmu.Lock()
@@ -108,17 +120,21 @@ func (l *Log) resetIndexes(s *segment, maxBytes int) error {
 	return errors.Join(s.oidx.Resize(maxBytes), s.tidx.Resize(maxBytes), s.oidx.Reset(), s.tidx.Reset())
 }
 
-// rebuild scans s and indexes each valid batch; it returns the end of the
-// valid data and why the scan stopped before the file's end (nil if not).
-func (l *Log) rebuild1(s *segment) (int64, error) {
-	sc := record.NewScanner(s.log, 0, s.size, s.path)
+// rebuild1 scans s up to end and indexes each valid batch; it returns the
+// end of the valid data and why the scan stopped before end (nil if not).
+func (l *Log) rebuild1(s *segment, end int64) (int64, error) {
+	sc := record.NewScanner(s.log, 0, end, s.path)
 	valid := int64(0)
 	dec := decoders.Get().(*record.Decoder)
 	defer decoders.Put(dec)
+	order := record.NewOffsetOrder(s.base, l.limitOf(s))
 	for sc.Next() {
 		b := sc.Batch()
 		h := &b.Header
-		if h.BaseOffset < s.base || !s.fits(h.LastOffset()) {
+		if err := order.Check(b); err != nil {
+			return valid, err
+		}
+		if !s.fits(h.LastOffset()) {
 			return valid, &record.CorruptionError{File: s.path, Pos: b.Pos, Err: record.ErrCorruption,
 				Reason: fmt.Sprintf("batch offsets %d..%d outside segment with base %d", h.BaseOffset, h.LastOffset(), s.base)}
 		}
@@ -136,6 +152,18 @@ func (l *Log) rebuild1(s *segment) (int64, error) {
 		valid = b.Pos + h.Size()
 	}
 	return valid, sc.Err()
+}
+
+// limitOf is the base offset of the segment after s (math.MaxInt64 for the
+// active one): no batch of s may reach it. REQUIRES: mu held or the log not
+// shared.
+func (l *Log) limitOf(s *segment) int64 {
+	for i, x := range l.segs[:max(len(l.segs)-1, 0)] {
+		if x == s {
+			return l.segs[i+1].base
+		}
+	}
+	return math.MaxInt64
 }
 
 // countBatch counts the records of b a reader sees: none for control

@@ -38,6 +38,8 @@ type Store struct {
 	wg       sync.WaitGroup
 	flushReq chan *Log  // logs that rolled: flush their sealed segments soon
 	cpMu     sync.Mutex // serializes checkpoint writes (they share temp file names)
+	// checkpoint entries of partitions not opened, written back unchanged
+	kept map[checkpoint.TopicPartition]logCheckpoints
 }
 
 // topic is one topic's partitions and configuration overrides.
@@ -45,7 +47,8 @@ type topic struct {
 	name      string
 	id        [16]byte
 	overrides map[string]string
-	logs      []*Log // index = partition; nil for a missing partition
+	logs      []*Log        // index = partition; nil for a missing or unopened partition
+	unopened  map[int]error // partitions found but not opened, and why (wraps ErrCorrupt)
 }
 
 var _ partlog.Store = (*Store)(nil)
@@ -53,7 +56,7 @@ var _ partlog.Store = (*Store)(nil)
 // Open opens (creating if needed) the data directory dir: it takes .lock,
 // removes .kafka_cleanshutdown, and loads (or recovers) every partition.
 func Open(dir string, opt Options) (*Store, error) {
-	opt.setDefaults()
+	opt.setDefaults(dir)
 	st := &Store{dir: dir, opt: opt, fs: opt.FS, topics: map[string]*topic{}, stop: make(chan struct{}),
 		flushReq: make(chan *Log, 64),
 		logger:   opt.Logger.WithField("datadir", dir)}
@@ -192,6 +195,9 @@ func (st *Store) Log(name string, n int) (*Log, error) {
 	t, ok := st.topics[name]
 	if !ok {
 		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	if err := t.unopened[n]; err != nil {
+		return nil, err
 	}
 	if n < 0 || n >= len(t.logs) || t.logs[n] == nil {
 		return nil, fmt.Errorf("partition %d of topic %q: %w", n, name, partlog.ErrNotFound)

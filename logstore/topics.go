@@ -59,9 +59,11 @@ func (st *Store) writeTopicsFile() error {
 	return vfs.WriteFileDurable(st.fs, st.path(topicsFile), append(data, '\n'))
 }
 
-// topicConfig is the effective configuration of overrides on the store's base.
+// topicConfig is the effective configuration of overrides on the store's
+// base; stored keys partfs does not know are kept but not applied.
 func (st *Store) topicConfig(overrides map[string]string) (config.Topic, error) {
-	return config.Apply(st.base, overrides)
+	cfg, _, err := config.ApplyStored(st.base, overrides)
+	return cfg, err
 }
 
 // CreateTopic creates topic with partition 0.
@@ -183,6 +185,11 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	t, ok := st.topics[name]
 	if !ok {
 		return fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	for _, p := range kv {
+		if !config.Known(p.Key) {
+			return fmt.Errorf("%w: %w: unknown property %q", partlog.ErrInvalid, config.ErrInvalid, p.Key)
+		}
 	}
 	next := make(map[string]string, len(t.overrides)+len(kv))
 	for k, v := range t.overrides {

@@ -1,24 +1,74 @@
 // Package partlog is the partition log as the filesystem sees it: the narrow
 // interface that fs/ is written against. The local-disk implementation is
-// logstore; a Kafka-cluster backend would be another implementation of the
-// same interfaces. It owns no data and does no I/O.
+// logstore; partlog/memlog keeps partitions in memory; a Kafka-cluster
+// backend is another implementation of the same interfaces. It owns no data
+// and does no I/O.
+//
+// The rules below are what fs/ (and keyindex, metrics) rely on; the
+// conformance suite partlog/partlogtest checks each of them on a backend.
+//
+//   - Offsets. A partition's offsets are StartOffset <= EndOffset; every
+//     record has one, records come in increasing offset order, and offsets
+//     may have gaps (compaction, transaction markers, aborted records).
+//   - Appends. Append is atomic (all or none) and contiguous: its records
+//     get first, first+1, ... with no other writer's record between them,
+//     and EndOffset is first+len(recs) when it returns. Records read back
+//     carry the key, value, headers and (for a positive Timestamp under
+//     CreateTime) the timestamp given.
+//   - Segments. A snapshot is at least one segment, oldest first, with
+//     strictly increasing Base, seg[i].Next <= seg[i+1].Base, and the last
+//     Next equal to the EndOffset as of the snapshot. ID is never 0. While a
+//     segment keeps its Base and ID, the records below an earlier snapshot's
+//     Next never change and Next and Size never decrease; rewriting its
+//     content (compaction, truncation) gives it a new ID. The records of a
+//     snapshot stay readable until release, also after retention removed
+//     the segment. A backend without segment files (a cluster) still cuts
+//     the partition into offset ranges with these rules; its Size is a
+//     measure of the range's content that obeys them.
+//   - Reads. Read yields the records of a snapshot segment with offsets in
+//     [max(from, Base), Next), ascending, and only what a read_committed
+//     consumer sees: no control records, no records of aborted transactions.
+//   - Time. OffsetForTime follows Kafka's ListOffsets: Latest is EndOffset,
+//     Earliest is StartOffset, MaxTimestamp the first record with the
+//     largest timestamp (EndOffset when empty), and a timestamp ts >= 0 the
+//     first record (offset order) with timestamp >= ts, EndOffset if none;
+//     other negative values are ErrInvalid.
+//   - Changes. Changed returns a channel that stays open while nothing
+//     changes and is closed after the next append or segment-list change.
+//   - Sidecars are durable small files beside the partition, keyed by a name
+//     without '/'; an absent one is ErrNotFound.
+//   - Errors wrap the sentinels below; fs/ maps them to errno in one place.
+//     Unknown topic or partition: ErrNotFound; a bad name, partition number,
+//     config key or value: ErrInvalid (and nothing changed); an existing
+//     topic or partition: ErrExists; a record over max.message.bytes:
+//     ErrTooLarge (and nothing appended); any change on a read-only store:
+//     ErrReadOnly.
+//
+// Optional capabilities are the interfaces LineAppender and SegmentFiler;
+// fs/ uses them where a Log has them and reaches nothing else of a backend.
 package partlog
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
 
 	"github.com/partfs/partfs/record"
 )
 
 // Errors shared by every backend. fs/ maps them to errno in one place.
 var (
-	ErrNotFound = errors.New("not found")        // ENOENT
-	ErrInvalid  = errors.New("invalid argument") // EINVAL
-	ErrTooLarge = errors.New("record too large") // EFBIG
-	ErrReadOnly = errors.New("read-only")        // EROFS
-	ErrExists   = errors.New("already exists")   // EEXIST
-	ErrNoSpace  = errors.New("no space left")    // ENOSPC
-	ErrCorrupt  = errors.New("corrupt log data") // EIO; record.ErrCorruption also maps to EIO
+	ErrNotFound = errors.New("not found")         // ENOENT
+	ErrInvalid  = errors.New("invalid argument")  // EINVAL
+	ErrTooLarge = errors.New("record too large")  // EFBIG
+	ErrReadOnly = errors.New("read-only")         // EROFS
+	ErrExists   = errors.New("already exists")    // EEXIST
+	ErrNoSpace  = errors.New("no space left")     // ENOSPC
+	ErrCorrupt  = errors.New("corrupt log data")  // EIO; record.ErrCorruption also maps to EIO
+	ErrTimeout  = errors.New("backend timed out") // ETIMEDOUT: a remote backend did not answer in time
+	ErrDenied   = errors.New("permission denied") // EACCES: a remote backend refused the principal
 )
 
 // Special timestamps for Log.OffsetForTime, as in Kafka's ListOffsets.
@@ -70,7 +120,9 @@ type Log interface {
 	Sync() error
 
 	// Segments returns a consistent snapshot of the segment list, oldest
-	// first; the files stay readable until release is called.
+	// first: at least one segment, even for an empty log (see the package
+	// doc for its invariants); the records stay readable through it until
+	// release is called, even after retention or compaction replaced them.
 	Segments() (segs []Segment, release func())
 	// Read calls fn for each record of seg with offset >= from, in offset
 	// order, stopping at seg.Next (the snapshot's end), when fn returns
@@ -84,13 +136,17 @@ type Log interface {
 	OffsetForTime(ts int64) (int64, error)
 
 	// Changed returns a channel closed at the next append or change of the
-	// segment list (roll, retention, compaction swap).
+	// segment list (roll, retention, compaction swap), also one made by
+	// another writer; it is not closed while nothing changes.
 	Changed() <-chan struct{}
 	Stats() Stats
 
 	// LoadSidecar and SaveSidecar keep small files a consumer of the log
-	// needs beside the partition (in a place Kafka ignores); SaveSidecar is
-	// durable. LoadSidecar returns ErrNotFound when absent.
+	// needs beside the partition (in a place Kafka ignores), one set per
+	// partition; SaveSidecar is durable and replaces the whole content.
+	// LoadSidecar returns ErrNotFound when absent; a name that is empty,
+	// "." or "..", or holds '/', is ErrInvalid; SaveSidecar on a read-only
+	// store is ErrReadOnly.
 	LoadSidecar(name string) ([]byte, error)
 	SaveSidecar(name string, data []byte) error
 }
@@ -110,16 +166,26 @@ type LineAppender interface {
 type Segment struct {
 	Base         int64  // base offset
 	Next         int64  // offset after the last record (for the active segment, as of the snapshot)
-	Size         int64  // bytes of the segment file as of the snapshot
+	Size         int64  // bytes of the segment file as of the snapshot (a backend without files: a measure of the content that grows with it)
 	MaxTimestamp int64  // largest record timestamp, -1 if none
-	ID           uint64 // changes whenever the segment's content is rewritten (compaction, truncation)
+	ID           uint64 // never 0; changes whenever the segment's content is rewritten (compaction, truncation)
+	// Slot > 0 is where the segment's rendered ranges begin (in every
+	// rendering) when the segment before it has not been rendered: a
+	// backend without segment files, whose segments are windows of
+	// offsets, places them on a fixed lattice so that placing one never
+	// reads those before it. 0: the range begins where the previous
+	// segment's rendering ends.
+	Slot int64
 }
 
 // Stats is what `stat` shows of a partition (SPEC §5).
 type Stats struct {
-	LogStartOffset    int64
-	LogEndOffset      int64
-	Records           int64 // records a reader of log.jsonl sees now
+	LogStartOffset int64
+	LogEndOffset   int64
+	Records        int64 // records a reader of log.jsonl sees now
+	// RecordsBound: Records is only an upper bound (the offsets between
+	// start and end), for a backend that has not counted them all yet.
+	RecordsBound      bool
 	Segments          int
 	SizeBytes         int64
 	FirstTimestampMs  int64
@@ -129,4 +195,58 @@ type Stats struct {
 	DirtyRatio        float64
 	CleanupPolicy     string
 	CompressionType   string
+}
+
+// SegmentFiler is a Log whose partition is a directory of Kafka's own files
+// on local disk; fs/ shows them, read-only, under segments/. A Log without
+// it has no segments/ directory. Only Kafka's files of that partition are
+// ever listed or opened (segment files by their 20-digit base name with
+// .log, .index, .timeindex, .txnindex or .snapshot, optionally followed by
+// .deleted, .cleaned or .swap; leader-epoch-checkpoint; partition.metadata),
+// only when they are regular files, and never through a symbolic link.
+type SegmentFiler interface {
+	// SegmentFiles lists those files, sorted by name.
+	SegmentFiles() ([]FileInfo, error)
+	// StatSegmentFile describes one of them; any other name (including a
+	// symbolic link or a non-regular file of a listed name) is ErrNotFound.
+	StatSegmentFile(name string) (FileInfo, error)
+	// OpenSegmentFile opens one of them for reading, with the same rule.
+	OpenSegmentFile(name string) (SegmentFile, error)
+}
+
+// FileInfo describes one file of a SegmentFiler.
+type FileInfo struct {
+	Name    string
+	Size    int64 // bytes
+	Blocks  int64 // 512-byte blocks allocated on disk, as st_blocks
+	ModTime time.Time
+}
+
+// SegmentFile is an open file of a SegmentFiler.
+type SegmentFile interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// CheckTopic applies Kafka's topic name rule: 1 to 249 characters of
+// [a-zA-Z0-9._-], not "." or "..". A bad name wraps ErrInvalid.
+func CheckTopic(name string) error {
+	ok := name != "" && len(name) <= 249 && name != "." && name != ".."
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c == '.' || c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+	}
+	if !ok {
+		return fmt.Errorf("topic name %q: want 1 to 249 characters of [a-zA-Z0-9._-], not . or ..: %w", name, ErrInvalid)
+	}
+	return nil
+}
+
+// CheckSidecarName refuses a sidecar name that is empty, "." or "..", or
+// holds '/' or NUL (wrapping ErrInvalid).
+func CheckSidecarName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return fmt.Errorf("sidecar name %q: %w", name, ErrInvalid)
+	}
+	return nil
 }

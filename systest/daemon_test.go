@@ -46,7 +46,11 @@ func (d *daemon) start() {
 	if err := os.MkdirAll(d.mnt, 0o755); err != nil {
 		d.t.Fatal(err)
 	}
-	args := append(append([]string{"mount", "--log-level", "info"}, d.args...), d.data, d.mnt)
+	args := append([]string{"mount", "--log-level", "info"}, d.args...)
+	if d.data != "" { // "": the source is in the flags (--kafka)
+		args = append(args, d.data)
+	}
+	args = append(args, d.mnt)
 	d.cmd = exec.Command(partfsBin, args...)
 	d.log = &testutil.SyncBuffer{}
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log

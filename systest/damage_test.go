@@ -53,6 +53,39 @@ func flipAt(path string, pos int64) func(t *testing.T, dir string) {
 	}
 }
 
+func xorAt(path string, pos int64, bits byte) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		editFile(t, path, func(b []byte) []byte { b[pos] ^= bits; return b })
+	}
+}
+
+// offsetDamage are the damages to base offsets, which no CRC covers; the
+// fault table runs them as the damage table runs its cases.
+func offsetDamage(dir string) []damageCase {
+	seg11, seg33 := tSeg(dir, 11, ".log"), tSeg(dir, 33, ".log")
+	pos := func(n int64) string { return fmt.Sprintf("position %d", n) }
+	dupLast := func(t *testing.T, d string) {
+		editFile(t, seg33, func(b []byte) []byte { return append(b, b[6*tBatch:]...) })
+	}
+	return []damageCase{
+		{name: "base offset bit flip to the next offset (36 to 37)", damage: xorAt(seg33, 3*tBatch+7, 0x01),
+			checkCode: 1, checkSays: []string{seg33, pos(3 * tBatch)}, wantEnd: 36},
+		{name: "base offset bit flip far ahead after a clean stop", clean: true, damage: xorAt(seg33, 3*tBatch+5, 0x10),
+			checkCode: 1, checkSays: []string{seg33, pos(3 * tBatch)}, wantEnd: tEnd, holes: [][2]int64{{36, 40}},
+			corruptAt: fmt.Sprintf("%s@%d", seg33, 3*tBatch), checkAfter: 1},
+		{name: "duplicated last batch", damage: dupLast,
+			checkCode: 1, checkSays: []string{seg33, pos(7 * tBatch)}, wantEnd: tEnd},
+		{name: "duplicated last batch after a clean stop", clean: true, damage: dupLast,
+			checkCode: 1, checkSays: []string{seg33, pos(7 * tBatch)}, wantEnd: tEnd},
+		{name: "batch in the next segment's offsets, unclean with no recovery point", damage: func(t *testing.T, d string) {
+			xorAt(seg11, 10*tBatch+7, 0x03)(t, d)
+			if err := os.Remove(filepath.Join(dir, "recovery-point-offset-checkpoint")); err != nil {
+				t.Fatal(err)
+			}
+		}, checkCode: 1, checkSays: []string{seg11, pos(10 * tBatch)}, wantEnd: 21},
+	}
+}
+
 func damageCases(dir string) []damageCase {
 	seg0, seg11, seg22, seg33 := tSeg(dir, 0, ".log"), tSeg(dir, 11, ".log"), tSeg(dir, 22, ".log"), tSeg(dir, 33, ".log")
 	rp := filepath.Join(dir, "recovery-point-offset-checkpoint")

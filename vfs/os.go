@@ -79,6 +79,11 @@ func (osFS) Lock(name string) (io.Closer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
+	return flock(f, name)
+}
+
+// flock takes a non-blocking exclusive flock on the open lock file f.
+func flock(f *os.File, name string) (io.Closer, error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {

@@ -61,14 +61,11 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 	defaults := configFlags{}
 	fl.Var(defaults, "config", "KEY=VALUE topic default for topics that do not set KEY (repeatable)")
 	fl.Usage = func() {
-		fmt.Fprint(stderr, compactHelp)
+		fmt.Fprint(fl.Output(), compactHelp)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlagsTo(fl, args, stdout, stderr); done {
+		return code
 	}
 	if fl.NArg() < 1 {
 		fl.Usage()
@@ -90,7 +87,7 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 
 func compactDir(dir string, topics []string, force bool, dedupe int64, defaults map[string]string, logger *logrus.Entry, stderr io.Writer) (sum compact.Summary, err error) {
 	store, err := logstore.Open(dir, logstore.Options{Logger: logger, Defaults: defaults, NoBackground: true,
-		FS: vfs.NewCachedFS(vfs.Default, vfs.OpenFileBudget())})
+		FS: vfs.NewCachedFS(vfs.Beneath(dir), vfs.OpenFileBudget())})
 	if err != nil {
 		return sum, err
 	}

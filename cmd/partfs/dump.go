@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -83,14 +84,30 @@ func dumpFile(w io.Writer, file string, opt inspect.DumpOptions) error {
 	}
 }
 
-// parseFlags parses args; done reports that the command should exit with code.
+// parseFlags parses args; done reports that the command should exit with
+// code. --help prints the command's usage to stdout (exit 0, so `partfs
+// CMD --help | less` shows it); a bad flag prints the error and the usage
+// to stderr (exit 2). fl.Usage writes to fl.Output().
 func parseFlags(fl *flag.FlagSet, args []string) (code int, done bool) {
-	switch err := fl.Parse(args); err {
-	case nil:
+	return parseFlagsTo(fl, args, os.Stdout, os.Stderr)
+}
+
+func parseFlagsTo(fl *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, done bool) {
+	usage := fl.Usage
+	fl.Usage = func() {}
+	fl.SetOutput(stderr)
+	err := fl.Parse(args)
+	fl.Usage = usage
+	switch {
+	case err == nil:
 		return 0, false
-	case flag.ErrHelp:
+	case errors.Is(err, flag.ErrHelp):
+		fl.SetOutput(stdout)
+		fl.Usage()
+		fl.SetOutput(stderr)
 		return 0, true
 	default:
+		fl.Usage()
 		return 2, true
 	}
 }

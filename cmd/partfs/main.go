@@ -20,19 +20,27 @@ func commands() []command {
 		{"dump", "print segment, index and checkpoint files (like kafka-dump-log.sh)", dumpCmd},
 		{"check", "verify every segment and index of an unmounted DATADIR", checkCmd},
 		{"compact", "run the log cleaner once on an unmounted DATADIR", compactCmd},
+		{"dev-cluster", "serve a local in-memory Kafka-protocol cluster for demos and tests", devClusterCmd},
 	}
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+// run runs the command line args: help asked for goes to stdout (exit 0),
+// a missing or unknown command gets the usage on stderr (exit 2).
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
+	case "-version", "--version", "version":
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	for _, c := range commands() {
@@ -49,7 +57,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: partfs COMMAND [flags] ARGS...")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'partfs COMMAND --help' for a command's flags and examples.")
+	fmt.Fprintln(w, "\nRun 'partfs COMMAND --help' for a command's flags and examples, 'partfs --version' for the version.")
 }

@@ -19,11 +19,13 @@ import (
 	pfs "github.com/partfs/partfs/fs"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/metrics"
+	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/progress"
 	"github.com/partfs/partfs/vfs"
 )
 
 const mountHelp = `usage: partfs mount [flags] DATADIR MOUNTPOINT
+       partfs mount --kafka HOST:PORT[,HOST:PORT...] [flags] MOUNTPOINT
 
 Serves DATADIR (a Kafka-compatible log directory; created if missing) on
 MOUNTPOINT in the foreground until SIGINT/SIGTERM or umount; then flushes,
@@ -36,6 +38,8 @@ examples:
   partfs mount --read-only /var/lib/kafka/data /mnt/kafka
   partfs mount --config segment.bytes=104857600 --config retention.ms=86400000 ./data ./mnt
   partfs mount --metrics-addr 127.0.0.1:9646 --log-format json ./data ./mnt
+  partfs mount --kafka broker1:9092,broker2:9092 /mnt/kafka
+  PARTFS_KAFKA_PASSWORD=... partfs mount --kafka b:9093 --kafka-tls --kafka-sasl scram-sha-512 --kafka-user me /mnt/kafka
 
 flags:
 `
@@ -46,9 +50,12 @@ type mountFlags struct {
 	cpuProfile, metricsAddr         string
 	config                          configFlags
 	datadir, mountpoint             string
+	kafka                           kafkaFlags
 }
 
-func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
+// parseMountFlags parses the mount command line; done reports that the
+// command should exit with code (--help, a bad flag).
+func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, code int, done bool) {
 	mf := &mountFlags{config: configFlags{}}
 	fl := flag.NewFlagSet("partfs mount", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -59,31 +66,38 @@ func parseMountFlags(args []string, stderr io.Writer) (*mountFlags, error) {
 	fl.StringVar(&mf.metricsAddr, "metrics-addr", "", "also serve MOUNTPOINT/.metrics over HTTP on this address (e.g. 127.0.0.1:9646)")
 	fl.StringVar(&mf.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole mount to this file")
 	fl.Var(mf.config, "config", "KEY=VALUE topic default for this mount (repeatable; not stored)")
+	mf.kafka.register(fl)
 	fl.Usage = func() {
-		fmt.Fprint(stderr, mountHelp)
+		fmt.Fprint(fl.Output(), mountHelp)
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		return nil, err
+	if code, done := parseFlagsTo(fl, args, stdout, stderr); done {
+		return nil, code, true
+	}
+	if mf.kafka.brokers != "" {
+		if fl.NArg() != 1 {
+			fl.Usage()
+			fmt.Fprintln(stderr, "partfs mount: with --kafka, need only MOUNTPOINT")
+			return nil, 2, true
+		}
+		mf.mountpoint = fl.Arg(0)
+		return mf, 0, false
 	}
 	if fl.NArg() != 2 {
 		fl.Usage()
-		return nil, errors.New("need DATADIR and MOUNTPOINT")
+		fmt.Fprintln(stderr, "partfs mount: need DATADIR and MOUNTPOINT")
+		return nil, 2, true
 	}
 	mf.datadir, mf.mountpoint = fl.Arg(0), fl.Arg(1)
-	return mf, nil
+	return mf, 0, false
 }
 
 // mountCmd serves DATADIR on MOUNTPOINT until a signal or umount, then
 // closes the store cleanly (flush, checkpoints, clean-shutdown marker).
 func mountCmd(args []string) int {
-	mf, err := parseMountFlags(args, os.Stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(os.Stderr, "partfs mount:", err)
-		return 2
+	mf, code, done := parseMountFlags(args, os.Stdout, os.Stderr)
+	if done {
+		return code
 	}
 	lg, err := mf.log.logger(os.Stderr, "mount")
 	if err != nil {
@@ -118,33 +132,48 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	if err != nil {
 		return fmt.Errorf("--config: %w", err)
 	}
+	if err := checkMountpoint(mf.mountpoint); err != nil {
+		return err
+	}
+	noteDataDir(mf.datadir, mf.mountpoint, mf.readOnly, lg)
 	mets := metrics.New(nil)
-	st, err := openStore(mf, defaults, mets, lg)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", mf.datadir, err)
+	var st partlog.Store
+	stopCleaner, fsName := func() {}, mf.datadir
+	if mf.kafka.brokers != "" {
+		ks, err := openKafka(mf, lg)
+		if err != nil {
+			return fmt.Errorf("connect to %s: %w", mf.kafka.brokers, err)
+		}
+		st, fsName = ks, "kafka://"+mf.kafka.brokers
+	} else {
+		ls, err := openStore(mf, defaults, mets, lg)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", mf.datadir, err)
+		}
+		st = ls
+		if cleanerOn && !mf.readOnly {
+			cleaner.OnCleaned = mets.Cleaned
+			stopCleaner = compact.Start(ls, cleaner)
+		}
 	}
 	mets.AddStore(st)
 	if mf.metricsAddr != "" {
 		ln, err := net.Listen("tcp", mf.metricsAddr)
 		if err != nil {
+			stopCleaner()
 			_ = st.Close()
 			return fmt.Errorf("--metrics-addr: %w", err)
 		}
 		defer serveMetrics(ln, mets, lg)()
 	}
-	stopCleaner := func() {}
-	if cleanerOn && !mf.readOnly {
-		cleaner.OnCleaned = mets.Cleaned
-		stopCleaner = compact.Start(st, cleaner)
-	}
 	fsys := pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: mets})
-	srv, err := fsys.Mount(mf.mountpoint, pfs.MountOptions{AllowOther: mf.allowOther, Debug: mf.debugFUSE, FsName: mf.datadir})
+	srv, err := fsys.Mount(mf.mountpoint, pfs.MountOptions{AllowOther: mf.allowOther, Debug: mf.debugFUSE, FsName: fsName})
 	if err != nil {
 		stopCleaner()
 		_ = st.Close()
-		return fmt.Errorf("mount on %s: %w (a dead mount there? try: umount -l %s)", mf.mountpoint, err, mf.mountpoint)
+		return fmt.Errorf("mount on %s: %w", mf.mountpoint, err)
 	}
-	lg.WithFields(logrus.Fields{"datadir": mf.datadir, "mountpoint": mf.mountpoint, "read_only": mf.readOnly}).Info("mounted")
+	lg.WithFields(logrus.Fields{"datadir": fsName, "mountpoint": mf.mountpoint, "read_only": mf.readOnly}).Info("mounted")
 	go func() {
 		for sig := range stop {
 			lg.WithField("signal", sig.String()).Info("unmounting")
@@ -178,7 +207,7 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 	budget := vfs.OpenFileBudget()
 	lg.WithField("open_file_budget", budget).Debug("segment files beyond the budget are closed and reopened on demand")
 	st, err := logstore.Open(mf.datadir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
-		FS: vfs.NewCachedFS(vfs.Default, budget),
+		FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget),
 		OnRecovered: func(topic string, partition int, scanned, cut int64) {
 			prog.Add(scanned + cut)
 			mets.Truncated(topic, partition, cut)

@@ -62,7 +62,7 @@ func TestErrnoTable(t *testing.T) {
 		{"write segments file", func() error {
 			return openErr(p("t/0/segments/00000000000000000000.log"), os.O_WRONLY|os.O_APPEND)
 		}, syscall.EPERM, "open"},
-		{"> log (O_TRUNC)", func() error { return openErr(p("t/0/log"), os.O_WRONLY|os.O_TRUNC) }, syscall.EPERM, "truncate"},
+		{"> log (O_TRUNC)", func() error { return openErr(p("t/0/log"), os.O_WRONLY|os.O_TRUNC) }, syscall.EPERM, "without O_APPEND"},
 		{"truncate log", func() error { return os.Truncate(p("t/0/log"), 0) }, syscall.EPERM, "truncate"},
 		{"unlink log", func() error { return os.Remove(p("t/0/log")) }, syscall.EPERM, "unlink"},
 		{"rmdir topic", func() error { return os.Remove(p("t")) }, syscall.EPERM, "rmdir"},

@@ -116,8 +116,8 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 		return 0, fmt.Errorf("append to %s-%d: %w", l.topic.name, l.part, partlog.ErrReadOnly)
 	}
 	conf := l.store.config(l.topic)
-	maxMsg := lookupInt(conf, "max.message.bytes")
-	logAppend := lookup(conf, "message.timestamp.type") == "LogAppendTime"
+	maxMsg := int64(conf.MaxMessageBytes)
+	logAppend := conf.TimestampType == "LogAppendTime"
 	now := l.store.opt.Now().UnixMilli()
 	for i := range recs {
 		if sz := recSize(&recs[i]) + batchOverhead; sz > maxMsg {
@@ -127,7 +127,7 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	first := l.end
-	seg := l.active(lookupInt(conf, "segment.bytes"))
+	seg := l.active(conf.SegmentBytes)
 	seg.size += batchOverhead
 	for i := range recs {
 		r := cloneRecord(&recs[i])

@@ -66,7 +66,7 @@ func (l *Log) Stats() partlog.Stats {
 	defer l.mu.Unlock()
 	st := partlog.Stats{LogStartOffset: l.start, LogEndOffset: l.end, Segments: len(l.segs),
 		FirstTimestampMs: -1, MaxTimestampMs: -1, RecoveryPoint: l.end,
-		CleanupPolicy: lookup(conf, "cleanup.policy"), CompressionType: lookup(conf, "compression.type")}
+		CleanupPolicy: conf.CleanupPolicy, CompressionType: conf.Compression}
 	for _, s := range l.segs {
 		st.SizeBytes += s.size
 	}
@@ -91,8 +91,15 @@ func (l *Log) LoadSidecar(name string) ([]byte, error) {
 	return cloneBytes(b), nil
 }
 
-// SaveSidecar stores a sidecar.
+// SaveSidecar stores a sidecar; its name must not be empty, ".", ".." or
+// contain '/'.
 func (l *Log) SaveSidecar(name string, data []byte) error {
+	if err := partlog.CheckSidecarName(name); err != nil {
+		return err
+	}
+	if l.store.opt.ReadOnly {
+		return fmt.Errorf("sidecar %s of %s: %w", name, l, partlog.ErrReadOnly)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sidecars[name] = cloneBytes(data)

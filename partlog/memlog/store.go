@@ -1,7 +1,9 @@
 // Package memlog is an in-memory partlog.Store: the reference backend that
 // fs/ is tested against, and a model of the partition log's observable rules
-// (offsets, segments, snapshots, ListOffsets by time, sidecars). It keeps
-// records in memory only; nothing is durable.
+// (offsets, segments, snapshots, ListOffsets by time, sidecars). Topic
+// configurations are package config's: its defaults, its validation. It
+// keeps records in memory only; nothing is durable, and it has no segment
+// files (no partlog.SegmentFiler).
 package memlog
 
 import (
@@ -11,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -23,8 +26,10 @@ type Options struct {
 
 // Store is an in-memory set of topics.
 type Store struct {
-	opt    Options
-	nextID atomic.Uint64 // segment IDs
+	opt     Options
+	base    config.Topic  // config.Defaults with opt.Defaults applied
+	baseErr error         // opt.Defaults did not validate
+	nextID  atomic.Uint64 // segment IDs
 
 	mu     sync.Mutex
 	topics map[string]*topic // REQUIRES: mu held
@@ -44,23 +49,13 @@ func New(opt Options) *Store {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	return &Store{opt: opt, topics: map[string]*topic{}}
+	base, err := baseConfig(opt.Defaults)
+	return &Store{opt: opt, base: base, baseErr: err, topics: map[string]*topic{}}
 }
 
-// ValidTopic reports whether name follows Kafka's topic name rule.
-func ValidTopic(name string) bool {
-	if name == "" || len(name) > 249 || name == "." || name == ".." {
-		return false
-	}
-	for _, c := range []byte(name) {
-		ok := c == '.' || c == '_' || c == '-' || (c >= 'a' && c <= 'z') ||
-			(c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
+// ValidTopic reports whether name follows Kafka's topic name rule
+// (partlog.CheckTopic).
+func ValidTopic(name string) bool { return partlog.CheckTopic(name) == nil }
 
 // Topics returns the topic names, sorted.
 func (s *Store) Topics() []string {
@@ -105,6 +100,9 @@ func (s *Store) CreateTopic(name string) error {
 	}
 	if _, ok := s.topics[name]; ok {
 		return fmt.Errorf("topic %q: %w", name, partlog.ErrExists)
+	}
+	if s.baseErr != nil {
+		return s.baseErr
 	}
 	t := &topic{name: name, conf: map[string]string{}}
 	s.topics[name] = t
@@ -164,7 +162,11 @@ func (s *Store) TopicConfig(name string) ([]partlog.KV, error) {
 	if err != nil {
 		return nil, err
 	}
-	return effective(s.opt.Defaults, t.conf), nil
+	cfg, err := s.topicConfig(t.conf)
+	if err != nil {
+		return nil, err
+	}
+	return kvs(cfg), nil
 }
 
 // SetTopicConfig validates all of kv, then applies it.
@@ -178,14 +180,17 @@ func (s *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range kv {
-		if err := validate(p.Key, p.Value); err != nil {
-			return err
-		}
+	next := make(map[string]string, len(t.conf)+len(kv))
+	for k, v := range t.conf {
+		next[k] = v
 	}
 	for _, p := range kv {
-		t.conf[p.Key] = p.Value
+		next[p.Key] = p.Value
 	}
+	if _, err := s.topicConfig(next); err != nil {
+		return fmt.Errorf("config of %q: %w", name, err)
+	}
+	t.conf = next
 	return nil
 }
 
@@ -202,8 +207,12 @@ func (s *Store) Close() error {
 
 func (s *Store) newID() uint64 { return s.nextID.Add(1) }
 
-func (s *Store) config(t *topic) []partlog.KV {
+// config returns the effective configuration of t; its overrides were
+// validated when set, so only an invalid mount default fails (and then
+// CreateTopic made no topic).
+func (s *Store) config(t *topic) config.Topic {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return effective(s.opt.Defaults, t.conf)
+	cfg, _ := s.topicConfig(t.conf)
+	return cfg
 }

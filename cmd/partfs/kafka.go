@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/kafkalog"
+)
+
+// kafkaFlags are the mount flags of a Kafka cluster (SPEC §9).
+type kafkaFlags struct {
+	brokers              string
+	tls                  bool
+	ca, cert, key        string
+	sasl, user, passFile string
+	timeout              time.Duration
+	cacheDir             string
+	showInternal         bool
+}
+
+func (k *kafkaFlags) register(fl *flag.FlagSet) {
+	fl.StringVar(&k.brokers, "kafka", "", "serve this Kafka cluster instead of a data directory: HOST:PORT[,HOST:PORT...]")
+	fl.BoolVar(&k.tls, "kafka-tls", false, "connect to the brokers with TLS")
+	fl.StringVar(&k.ca, "kafka-ca", "", "PEM file of the CA that signs the brokers' certificates (implies --kafka-tls)")
+	fl.StringVar(&k.cert, "kafka-cert", "", "PEM file of the client certificate (with --kafka-key; implies --kafka-tls)")
+	fl.StringVar(&k.key, "kafka-key", "", "PEM file of the client certificate's key")
+	fl.StringVar(&k.sasl, "kafka-sasl", "", "SASL mechanism: plain, scram-sha-256 or scram-sha-512 (with --kafka-user)")
+	fl.StringVar(&k.user, "kafka-user", "", "SASL user; the password comes from PARTFS_KAFKA_PASSWORD or --kafka-password-file")
+	fl.StringVar(&k.passFile, "kafka-password-file", "", "file holding the SASL password (first line)")
+	fl.DurationVar(&k.timeout, "kafka-timeout", kafkalog.DefaultTimeout, "fail a request the cluster does not answer in this time with ETIMEDOUT")
+	fl.StringVar(&k.cacheDir, "cache-dir", "", "where positions are kept across mounts (default $XDG_CACHE_HOME/partfs/<cluster id>, /var/cache/partfs/<cluster id> for root)")
+	fl.BoolVar(&k.showInternal, "show-internal", false, "list the cluster's internal topics (__consumer_offsets, ...)")
+}
+
+// password is the SASL password: the file's first line, else
+// PARTFS_KAFKA_PASSWORD. It is never taken from the command line.
+func (k *kafkaFlags) password() (string, error) {
+	if k.passFile != "" {
+		b, err := os.ReadFile(k.passFile)
+		if err != nil {
+			return "", fmt.Errorf("--kafka-password-file: %w", err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		return strings.TrimSuffix(line, "\r"), nil
+	}
+	return os.Getenv("PARTFS_KAFKA_PASSWORD"), nil
+}
+
+// openKafka connects to the cluster of the mount flags.
+func openKafka(mf *mountFlags, lg *logrus.Entry) (*kafkalog.Store, error) {
+	k := &mf.kafka
+	if k.sasl != "" && k.user == "" {
+		return nil, errors.New("--kafka-sasl needs --kafka-user")
+	}
+	pass, err := k.password()
+	if err != nil {
+		return nil, err
+	}
+	st, err := kafkalog.Open(kafkalog.Options{
+		Brokers: strings.Split(k.brokers, ","), Timeout: k.timeout,
+		TLS: k.tls, CAFile: k.ca, CertFile: k.cert, Key: k.key,
+		SASL: k.sasl, User: k.user, Password: pass,
+		CacheDir: k.cacheDir, ShowInternal: k.showInternal, ReadOnly: mf.readOnly,
+		Logger: lg,
+	})
+	if err != nil {
+		return nil, err
+	}
+	lg.WithFields(logrus.Fields{"brokers": k.brokers, "cluster_id": st.ClusterID(), "cache_dir": st.CacheDir()}).Info("connected to the Kafka cluster")
+	return st, nil
+}

@@ -1,0 +1,39 @@
+// Package kafkalog is the partlog backend of a running Kafka cluster: the
+// cluster's topics, partitions and topic configurations, read and written
+// over the Kafka protocol with franz-go (kgo for connections, kadm for the
+// admin calls), so that fs/ serves the same tree as for a data directory.
+//
+// It owns the client side of the protocol that the tree needs: metadata
+// (leaders and topic IDs, refreshed on a leader change), fetches decoded by
+// package record with read_committed filtering (control batches and the
+// response's aborted transactions), ListOffsets for earliest, latest, max
+// and timestamps, DescribeLogDirs for sizes, DescribeConfigs and
+// IncrementalAlterConfigs (validate-only first), CreateTopics and
+// CreatePartitions, and an idempotent producer of its own: one appender per
+// partition encodes each append as record batches (the topic's
+// compression.type, at most max.message.bytes each), stamps them with its
+// producer ID, epoch and sequence, and sends one batch at a time to the
+// leader with acks=all, resending the same bytes after a leader change or a
+// lost answer so that the broker drops a duplicate. Every call is bounded
+// by Options.Timeout; a call that runs out of it fails with
+// partlog.ErrTimeout naming the broker, topic and partition.
+//
+// # Positions
+//
+// A cluster has offsets, not segment files. A partition is presented as
+// segments that are fixed windows of WindowOffsets offsets: window k holds
+// offsets [k*WindowOffsets, (k+1)*WindowOffsets) that are at or above the
+// log start offset. Each window has a slot on a fixed lattice,
+// Base*SlotBytesPerOffset bytes into every rendering (partlog.Segment.Slot):
+// fs places a window right after its predecessor when that one has been
+// rendered whole, and at its slot otherwise, so placing any window (and so
+// st_size, `tail`, `dd skip=`, `@offset/N`) reads at most one window of
+// records, whatever the partition's length. The space between a window's
+// rendered end and the next window's start is a gap, as compaction leaves
+// in a local log. fs keeps what it placed and rendered in sidecars, which
+// this package stores in the cache directory (one file per partition and
+// name), so positions hold across remounts. A window's ID changes when
+// the log start offset moves into it (retention) or when an append to it
+// did not land as one run; a window's Size is the number of its offsets
+// below the log end.
+package kafkalog

@@ -1,0 +1,188 @@
+package kafkalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+)
+
+// Fetch sizes: one response carries at most fetchMaxBytes of the
+// partition (a larger first batch comes whole, as Kafka does).
+const fetchMaxBytes = 4 << 20
+
+var decoders = sync.Pool{New: func() any { return new(record.Decoder) }}
+
+// Read calls fn for each record of seg with offset >= from, in offset
+// order, up to seg.Next: fetches from the partition's leader
+// (read_committed), decoded by package record; control batches and
+// records of aborted transactions are left out.
+func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
+	from = max(from, seg.Base)
+	dec := decoders.Get().(*record.Decoder)
+	defer decoders.Put(dec)
+	rd := reader{next: seg.Next, fn: fn, dec: dec, aborted: map[int64]bool{}}
+	for from < seg.Next {
+		var p *kmsg.FetchResponseTopicPartition
+		var broker string
+		err := l.s.call(l.where(""), "fetch", func(ctx context.Context) error {
+			var err error
+			p, broker, err = l.fetch(ctx, from)
+			return err
+		})
+		if errors.Is(err, kerr.OffsetOutOfRange) {
+			l.stale()
+			start, end := l.offsets()
+			if from < start {
+				from = start
+				continue
+			}
+			if from >= end {
+				return nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+		rd.file = fmt.Sprintf("%s: fetch at offset %d", l.where(broker), from)
+		at, done, err := rd.batches(p, from)
+		if err != nil || done || at <= from {
+			// at <= from: nothing more below the last stable offset
+			return err
+		}
+		from = at
+	}
+	return nil
+}
+
+// fetch sends one fetch for offset from to the partition's leader,
+// following a leader change, and returns the partition's answer.
+func (l *Log) fetch(ctx context.Context, from int64) (*kmsg.FetchResponseTopicPartition, string, error) {
+	fresh := false
+	for try := 0; ; try++ {
+		id, addr, topicID, err := l.s.leader(ctx, l.topic, l.part, fresh)
+		if err != nil {
+			return nil, addr, err
+		}
+		req := fetchRequest(l.topic, topicID, l.part, from)
+		resp, err := l.s.cl.Broker(int(id)).Request(ctx, req)
+		if err == nil {
+			var p *kmsg.FetchResponseTopicPartition
+			if p, err = fetchAnswer(resp.(*kmsg.FetchResponse), l.part); err == nil {
+				return p, addr, nil
+			}
+		}
+		if !retriable(err) {
+			return nil, addr, err
+		}
+		fresh = true
+		if err := pause(ctx, try); err != nil {
+			return nil, addr, err
+		}
+	}
+}
+
+func fetchRequest(topic string, topicID [16]byte, part int32, from int64) *kmsg.FetchRequest {
+	req := kmsg.NewPtrFetchRequest()
+	req.ReplicaID = -1
+	req.ReplicaState.ID = -1
+	req.MaxWaitMillis = 0
+	req.MinBytes = 1
+	req.MaxBytes = fetchMaxBytes
+	req.IsolationLevel = 1
+	req.SessionID = 0
+	req.SessionEpoch = -1
+	rt := kmsg.NewFetchRequestTopic()
+	rt.Topic, rt.TopicID = topic, topicID
+	rp := kmsg.NewFetchRequestTopicPartition()
+	rp.Partition = part
+	rp.CurrentLeaderEpoch = -1
+	rp.FetchOffset = from
+	rp.LastFetchedEpoch = -1
+	rp.LogStartOffset = -1
+	rp.PartitionMaxBytes = fetchMaxBytes
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return req
+}
+
+// fetchAnswer finds the partition's answer in resp and its error.
+func fetchAnswer(resp *kmsg.FetchResponse, part int32) (*kmsg.FetchResponseTopicPartition, error) {
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return nil, err
+	}
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			p := &resp.Topics[i].Partitions[j]
+			if p.Partition == part {
+				return p, kerr.ErrorForCode(p.ErrorCode)
+			}
+		}
+	}
+	return nil, errors.New("fetch: answer without the partition")
+}
+
+// reader hands the records of fetch answers to a Read's callback.
+type reader struct {
+	next    int64
+	fn      func(*record.Record) bool
+	dec     *record.Decoder
+	file    string
+	aborted map[int64]bool // producers inside an aborted transaction
+}
+
+// batches passes the wanted records of p's batches at or after offset
+// from; it returns the offset after the last batch, and done when fn
+// stopped the read or the window ended.
+func (rd *reader) batches(p *kmsg.FetchResponseTopicPartition, from int64) (int64, bool, error) {
+	txns := p.AbortedTransactions
+	sort.Slice(txns, func(i, j int) bool { return txns[i].FirstOffset < txns[j].FirstOffset })
+	sc := record.NewBytesScanner(p.RecordBatches, rd.file)
+	at := from
+	for sc.Next() {
+		b := sc.Batch()
+		h := &b.Header
+		for len(txns) > 0 && txns[0].FirstOffset <= h.LastOffset() {
+			rd.aborted[txns[0].ProducerID] = true
+			txns = txns[1:]
+		}
+		switch {
+		case h.Magic >= 2 && h.BaseOffset >= rd.next:
+			return at, true, nil
+		case h.IsControl():
+			delete(rd.aborted, h.ProducerID)
+		case h.LastOffset() < at, h.IsTransactional() && rd.aborted[h.ProducerID]:
+		default:
+			stop := false
+			err := rd.dec.Records(b, func(r *record.Record) bool {
+				switch {
+				case r.Offset < from:
+					return true
+				case r.Offset >= rd.next:
+					stop = true
+					return false
+				}
+				stop = !rd.fn(r)
+				return !stop
+			})
+			if err != nil {
+				return at, true, fmt.Errorf("%w: %w", partlog.ErrCorrupt, err)
+			}
+			if stop {
+				return at, true, nil
+			}
+		}
+		at = max(at, h.LastOffset()+1)
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, record.ErrTruncated) {
+		return at, true, fmt.Errorf("%w: %w", partlog.ErrCorrupt, err)
+	}
+	return at, at >= rd.next, nil
+}

@@ -1,0 +1,186 @@
+package kafkalog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/partfs/partfs/internal/testutil"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/partlog/partlogtest"
+	"github.com/partfs/partfs/record"
+)
+
+// cluster starts an in-process cluster on loopback ports.
+func cluster(t *testing.T, opts ...kfake.Opt) *kfake.Cluster { return testutil.Kafka(t, opts...) }
+
+// open opens a Store on c with a short timeout.
+func open(t *testing.T, c *kfake.Cluster, mod ...func(*Options)) *Store {
+	t.Helper()
+	opt := Options{Brokers: c.ListenAddrs(), Timeout: 5 * time.Second, CacheDir: t.TempDir(), Logger: testutil.NewLogger().Entry}
+	for _, m := range mod {
+		m(&opt)
+	}
+	s, err := Open(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// readAll returns every record of l as the filesystem reads it.
+func readAll(t *testing.T, l partlog.Log) []record.Record {
+	t.Helper()
+	segs, release := l.Segments()
+	defer release()
+	var out []record.Record
+	for _, sg := range segs {
+		err := l.Read(sg, sg.Base, func(r *record.Record) bool {
+			c := record.Record{Offset: r.Offset, Timestamp: r.Timestamp, Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value)}
+			for _, h := range r.Headers {
+				c.Headers = append(c.Headers, record.Header{Key: h.Key, Value: bytes.Clone(h.Value)})
+			}
+			out = append(out, c)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func TestAppendRead(t *testing.T) {
+	c := cluster(t)
+	s := open(t, c)
+	if err := s.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateTopic("t"); !errors.Is(err, partlog.ErrExists) {
+		t.Fatalf("second create: %v", err)
+	}
+	l, err := s.Partition("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []record.Record{
+		{Key: []byte("k1"), Value: []byte("v1"), Timestamp: 1000, Headers: []record.Header{{Key: "h", Value: []byte("x")}}},
+		{Value: []byte("v2"), Timestamp: 2000},
+		{Key: []byte("k1"), Timestamp: 3000},
+	}
+	first, err := l.Append(recs)
+	if err != nil || first != 0 {
+		t.Fatalf("append: %d %v", first, err)
+	}
+	first, err = l.Append(recs[:1])
+	if err != nil || first != 3 {
+		t.Fatalf("second append: %d %v", first, err)
+	}
+	if l.StartOffset() != 0 || l.EndOffset() != 4 {
+		t.Fatalf("offsets %d..%d", l.StartOffset(), l.EndOffset())
+	}
+	got := readAll(t, l)
+	if len(got) != 4 {
+		t.Fatalf("read %d records: %+v", len(got), got)
+	}
+	for i, r := range got {
+		want := recs[i%3]
+		if r.Offset != int64(i) || !bytes.Equal(r.Key, want.Key) || !bytes.Equal(r.Value, want.Value) || r.Timestamp != want.Timestamp ||
+			(want.Value == nil) != (r.Value == nil) || fmt.Sprint(r.Headers) != fmt.Sprint(want.Headers) {
+			t.Errorf("record %d: %+v, want %+v", i, r, want)
+		}
+	}
+	for ts, want := range map[int64]int64{1500: 1, 2000: 1, 99999: 4, partlog.Earliest: 0, partlog.Latest: 4, partlog.MaxTimestamp: 2} {
+		if off, err := l.OffsetForTime(ts); err != nil || off != want {
+			t.Errorf("OffsetForTime(%d) = %d, %v; want %d", ts, off, err, want)
+		}
+	}
+}
+
+// TestConformance runs partlogtest on the backend over kfake. Not run:
+// LineAppender and SegmentFiler (the backend has neither), Retention (the
+// suite's partitions fit one window of offsets) and Rewrite: a window
+// keeps its ID when the cluster compacts inside it, which the backend does
+// not see without reading the window again.
+func TestConformance(t *testing.T) {
+	clusters := map[partlog.Store]*kfake.Cluster{}
+	caches := map[partlog.Store]string{}
+	openOn := func(t *testing.T, c *kfake.Cluster, cache string, ro bool) partlog.Store {
+		s := open(t, c, func(o *Options) { o.CacheDir, o.ReadOnly = cache, ro })
+		clusters[s], caches[s] = c, cache
+		return s
+	}
+	partlogtest.Run(t, partlogtest.Backend{
+		New: func(t *testing.T) partlog.Store { return openOn(t, cluster(t), t.TempDir(), false) },
+		Reopen: func(t *testing.T, st partlog.Store) partlog.Store {
+			st.Close()
+			return openOn(t, clusters[st], caches[st], false)
+		},
+		ReadOnly: func(t *testing.T) partlog.Store {
+			c := cluster(t)
+			w := open(t, c)
+			if err := w.CreateTopic("ro"); err != nil {
+				t.Fatal(err)
+			}
+			l, _ := w.Partition("ro", 0)
+			if _, err := l.Append([]record.Record{{Value: []byte("x")}}); err != nil {
+				t.Fatal(err)
+			}
+			return openOn(t, c, t.TempDir(), true)
+		},
+		Transactions: func(t *testing.T) partlog.Store {
+			c := cluster(t)
+			writeTxnLayout(t, c)
+			return openOn(t, c, t.TempDir(), false)
+		},
+	})
+}
+
+// writeTxnLayout produces partlogtest.TxnLayout into txn-0 with franz-go's
+// own producers: plain records, an aborted and a committed transaction.
+func writeTxnLayout(t *testing.T, c *kfake.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	base := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic("txn")}
+	plain, err := kgo.NewClient(base...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, err := kadm.NewClient(plain).CreateTopic(ctx, 1, 1, nil, "txn"); err != nil {
+		t.Fatal(err)
+	}
+	produce := func(cl *kgo.Client, offs ...int) {
+		for _, o := range offs {
+			if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(fmt.Sprint("v", o))}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	txn := func(id string, offs []int, commit kgo.TransactionEndTry) {
+		cl, err := kgo.NewClient(append(base, kgo.TransactionalID(id))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		produce(cl, offs...)
+		if err := cl.EndTransaction(ctx, commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	produce(plain, 0, 1)
+	txn("a", []int{2, 3}, kgo.TryAbort)
+	txn("b", []int{5, 6}, kgo.TryCommit)
+	produce(plain, 8)
+}

@@ -1,0 +1,334 @@
+package kafkalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
+)
+
+// WindowOffsets is the number of offsets one window (segment) spans.
+const WindowOffsets = 4096
+
+// SlotBytesPerOffset spaces the windows' slots: window k starts at most
+// k*WindowOffsets*SlotBytesPerOffset bytes into a rendering (16 MiB per
+// window). Records rendering to more than this on average (4 KiB) let a
+// window's rendering run into the next window's slot when both were
+// placed before either was read.
+const SlotBytesPerOffset = 4096
+
+// offsetsMaxAge is how long the log start and end offsets are used before
+// they are asked again (a `tail -f` polls fstat once a second).
+const offsetsMaxAge = 50 * time.Millisecond
+
+// Log is one partition of a topic on the cluster.
+type Log struct {
+	s     *Store
+	topic string
+	part  int32
+
+	mu      sync.Mutex
+	start   int64              // REQUIRES: mu held; log start offset as of at
+	end     int64              // REQUIRES: mu held; last stable offset (read_committed end) as of at
+	at      time.Time          // REQUIRES: mu held; zero: ask again
+	changed chan struct{}      // REQUIRES: mu held
+	gens    map[int64]int64    // REQUIRES: mu held; window base -> times an append to it did not land as one run
+	counts  map[int64]winCount // REQUIRES: mu held; window base -> records counted (count.go)
+
+	w appender // one writer at a time (produce.go)
+}
+
+var _ partlog.Log = (*Log)(nil)
+
+func newLog(s *Store, topic string, n int32) *Log {
+	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]winCount{}}
+}
+
+// Topic returns the topic name.
+func (l *Log) Topic() string { return l.topic }
+
+// Partition returns the partition number.
+func (l *Log) Partition() int { return int(l.part) }
+
+func (l *Log) where(broker string) where {
+	if broker == "" {
+		broker = l.s.seeds()
+	}
+	return where{broker: broker, topic: l.topic, partition: l.part}
+}
+
+// StartOffset returns the log start offset.
+func (l *Log) StartOffset() int64 {
+	start, _ := l.offsets()
+	return start
+}
+
+// EndOffset returns the log end offset a read_committed reader sees.
+func (l *Log) EndOffset() int64 {
+	_, end := l.offsets()
+	return end
+}
+
+// offsets returns the start and end offsets, asking the cluster when
+// those known are older than offsetsMaxAge. When the cluster does not
+// answer, the last known ones stand (the failure is logged; reads fail
+// with it).
+func (l *Log) offsets() (int64, int64) {
+	l.mu.Lock()
+	fresh := time.Since(l.at) < offsetsMaxAge
+	start, end := l.start, l.end
+	l.mu.Unlock()
+	if fresh {
+		return start, end
+	}
+	var ns, ne int64
+	err := l.s.call(l.where(""), "list offsets", func(ctx context.Context) error {
+		var err error
+		if ns, _, err = l.listOffset(ctx, partlog.Earliest); err == nil {
+			ne, _, err = l.listOffset(ctx, partlog.Latest)
+		}
+		return err
+	})
+	if err != nil {
+		l.s.opt.Logger.WithError(err).Debug("offsets not refreshed")
+		return start, end
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ns != l.start || ne != l.end {
+		close(l.changed)
+		l.changed = make(chan struct{})
+	}
+	l.start, l.end, l.at = ns, max(ne, ns), time.Now()
+	return l.start, l.end
+}
+
+// stale makes the next offsets call ask the cluster.
+func (l *Log) stale() {
+	l.mu.Lock()
+	l.at = time.Time{}
+	l.mu.Unlock()
+}
+
+// listOffset sends ListOffsets (read_committed) for ts: Earliest, Latest,
+// MaxTimestamp or epoch ms. It returns the offset (-1 when no record
+// qualifies) and its timestamp.
+func (l *Log) listOffset(ctx context.Context, ts int64) (int64, int64, error) {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	req.IsolationLevel = 1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = l.topic
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Partition = l.part
+	rp.CurrentLeaderEpoch = -1
+	rp.Timestamp = ts
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	for try := 0; ; try++ {
+		resp, err := req.RequestWith(ctx, l.s.cl)
+		if err != nil {
+			return 0, 0, err
+		}
+		if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+			return 0, 0, errors.New("list offsets: answer without the partition")
+		}
+		p := resp.Topics[0].Partitions[0]
+		err = kerr.ErrorForCode(p.ErrorCode)
+		if err == nil {
+			return p.Offset, p.Timestamp, nil
+		}
+		if !retriable(err) {
+			return 0, 0, err
+		}
+		if err := pause(ctx, try); err != nil {
+			return 0, 0, err
+		}
+	}
+}
+
+// OffsetForTime resolves ts with the cluster's ListOffsets; no record
+// qualifying gives the log end offset.
+func (l *Log) OffsetForTime(ts int64) (int64, error) {
+	if ts < partlog.MaxTimestamp {
+		return 0, fmt.Errorf("timestamp %d: %w", ts, partlog.ErrInvalid)
+	}
+	var off int64
+	err := l.s.call(l.where(""), "list offsets", func(ctx context.Context) error {
+		var err error
+		off, _, err = l.listOffset(ctx, ts)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return l.EndOffset(), nil
+	}
+	return off, nil
+}
+
+// Sync does nothing: an append returns once the cluster acknowledged it
+// (acks=all).
+func (l *Log) Sync() error { return nil }
+
+// Changed returns a channel closed when the offsets are seen to change.
+func (l *Log) Changed() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.changed
+}
+
+// Segments returns the windows from the log start offset's to the log
+// end offset's, as the package doc describes.
+func (l *Log) Segments() ([]partlog.Segment, func()) {
+	start, end := l.offsets()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	first := start / WindowOffsets * WindowOffsets
+	var out []partlog.Segment
+	for base := first; base == first || base < end; base += WindowOffsets {
+		next := min(base+WindowOffsets, max(end, base))
+		lo := max(base, min(start, next))
+		out = append(out, partlog.Segment{
+			Base: base, Next: next, Size: next - lo, MaxTimestamp: -1,
+			ID: windowID(base, lo, l.gens[base]), Slot: slot(base),
+		})
+	}
+	return out, func() {}
+}
+
+// slot is where window base is placed when its predecessor has not been
+// rendered (0 where the product does not fit).
+func slot(base int64) int64 {
+	if base > (1<<62)/SlotBytesPerOffset {
+		return 0
+	}
+	return base * SlotBytesPerOffset
+}
+
+// windowID identifies a window's content: its base, where its records
+// begin (retention moves that) and its generation. Never 0.
+func windowID(base, lo, gen int64) uint64 {
+	h := fnv.New64a()
+	var b [24]byte
+	for i, v := range []int64{base, lo, gen} {
+		for j := 0; j < 8; j++ {
+			b[i*8+j] = byte(v >> (8 * j))
+		}
+	}
+	h.Write(b[:])
+	return h.Sum64() | 1
+}
+
+// bump gives the windows of offsets [from, to) new IDs: what was rendered
+// of them may not describe them any more.
+func (l *Log) bump(from, to int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for base := from / WindowOffsets * WindowOffsets; base < to; base += WindowOffsets {
+		l.gens[base]++
+	}
+}
+
+// Stats is what `stat` shows: the cluster's offsets, size on disk
+// (DescribeLogDirs, the largest replica), configs, and the records a
+// reader sees, counted window by window (count; an upper bound until
+// every window is counted).
+func (l *Log) Stats() partlog.Stats {
+	segs, _ := l.Segments()
+	start, end := l.offsets()
+	st := partlog.Stats{LogStartOffset: start, LogEndOffset: end, Segments: len(segs),
+		FirstTimestampMs: -1, MaxTimestampMs: -1, RecoveryPoint: end, CleanerCheckpoint: -1, SizeBytes: l.size()}
+	var exact bool
+	st.Records, exact = l.count(segs)
+	st.RecordsBound = !exact
+	if len(segs) > 0 {
+		_ = l.Read(segs[0], start, func(r *record.Record) bool {
+			st.FirstTimestampMs = r.Timestamp
+			return false
+		})
+	}
+	_ = l.s.call(l.where(""), "list offsets", func(ctx context.Context) error {
+		_, ts, err := l.listOffset(ctx, partlog.MaxTimestamp)
+		if err == nil {
+			st.MaxTimestampMs = ts
+		}
+		return err
+	})
+	if kvs, err := l.s.TopicConfig(l.topic); err == nil {
+		for _, kv := range kvs {
+			switch kv.Key {
+			case "cleanup.policy":
+				st.CleanupPolicy = kv.Value
+			case "compression.type":
+				st.CompressionType = kv.Value
+			}
+		}
+	}
+	return st
+}
+
+// size is the partition's size on disk as DescribeLogDirs reports it, -1
+// if unknown.
+func (l *Log) size() int64 {
+	size := int64(-1)
+	_ = l.s.call(l.where(""), "describe log dirs", func(ctx context.Context) error {
+		set := kadm.TopicsSet{}
+		set.Add(l.topic, l.part)
+		dirs, err := l.s.adm.DescribeAllLogDirs(ctx, set)
+		if err != nil {
+			return err
+		}
+		dirs.Each(func(d kadm.DescribedLogDir) {
+			d.Topics.Each(func(p kadm.DescribedLogDirPartition) {
+				if p.Topic == l.topic && p.Partition == l.part {
+					size = max(size, p.Size)
+				}
+			})
+		})
+		return nil
+	})
+	return size
+}
+
+// sidecarPath is where sidecar name of this partition lives in the cache
+// directory.
+func (l *Log) sidecarPath(name string) string {
+	return filepath.Join(l.s.opt.CacheDir, fmt.Sprintf("%s-%d.%s", l.topic, l.part, name))
+}
+
+// LoadSidecar reads a sidecar from the cache directory.
+func (l *Log) LoadSidecar(name string) ([]byte, error) {
+	if err := partlog.CheckSidecarName(name); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(l.sidecarPath(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrNotFound)
+	}
+	return b, err
+}
+
+// SaveSidecar writes a sidecar to the cache directory durably.
+func (l *Log) SaveSidecar(name string, data []byte) error {
+	if err := partlog.CheckSidecarName(name); err != nil {
+		return err
+	}
+	if l.s.opt.ReadOnly {
+		return fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrReadOnly)
+	}
+	return vfs.WriteFileDurable(vfs.Default, l.sidecarPath(name), data)
+}

@@ -1,0 +1,121 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/vfs"
+)
+
+var _ partlog.SegmentFiler = (*Log)(nil)
+
+// kafkaFile reports whether name is one of Kafka's own files of a partition
+// directory (kafka-format.md §4–5): a segment file named by its base offset,
+// possibly with an operation suffix, or one of the partition's metadata files.
+func kafkaFile(name string) bool {
+	if name == leaderEpochFile || name == partitionMetaFile {
+		return true
+	}
+	i := strings.IndexByte(name, '.')
+	if i < 20 || strings.Trim(name[:i], "0123456789") != "" {
+		return false
+	}
+	rest := name[i:]
+	for _, op := range []string{deletedSuffix, cleanedSuffix, swapSuffix} {
+		rest = strings.TrimSuffix(rest, op)
+	}
+	switch rest {
+	case logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix, snapshotSuffix:
+		return true
+	}
+	return false
+}
+
+// fileInfo turns an lstat/fstat result into a partlog.FileInfo; ok is false
+// for anything but a regular file.
+func fileInfo(fi os.FileInfo) (partlog.FileInfo, bool) {
+	if !fi.Mode().IsRegular() {
+		return partlog.FileInfo{}, false
+	}
+	out := partlog.FileInfo{Name: fi.Name(), Size: fi.Size(), ModTime: fi.ModTime(), Blocks: (fi.Size() + 511) / 512}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		out.Blocks = st.Blocks
+	}
+	return out, true
+}
+
+// SegmentFiles lists Kafka's regular files of the partition directory; a
+// symbolic link is not listed (the listing does not follow links).
+func (l *Log) SegmentFiles() ([]partlog.FileInfo, error) {
+	fis, err := l.fs.ReadDir(l.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", l.dir, err)
+	}
+	var out []partlog.FileInfo
+	for _, fi := range fis {
+		if !kafkaFile(fi.Name()) {
+			continue
+		}
+		if inf, ok := fileInfo(fi); ok {
+			out = append(out, inf)
+		}
+	}
+	return out, nil
+}
+
+// StatSegmentFile describes one file SegmentFiles lists, through an open
+// that refuses symbolic links.
+func (l *Log) StatSegmentFile(name string) (partlog.FileInfo, error) {
+	f, err := l.OpenSegmentFile(name)
+	if err != nil {
+		return partlog.FileInfo{}, err
+	}
+	defer f.Close()
+	return f.(*segmentFile).info, nil
+}
+
+// segmentFile is an open Kafka file with what fstat said of it.
+type segmentFile struct {
+	vfs.File
+	info partlog.FileInfo
+}
+
+// OpenSegmentFile opens one of Kafka's files of the partition for reading:
+// O_NOFOLLOW refuses a symbolic link, O_NONBLOCK keeps a FIFO from blocking
+// the open, and fstat must then show a regular file.
+func (l *Log) OpenSegmentFile(name string) (partlog.SegmentFile, error) {
+	notFound := func(why string) error {
+		return fmt.Errorf("segment file %q of %s: %s: %w", name, l.dir, why, partlog.ErrNotFound)
+	}
+	if strings.ContainsRune(name, '/') || !kafkaFile(name) {
+		return nil, notFound("not a Kafka file of the partition")
+	}
+	path := filepath.Join(l.dir, name)
+	f, err := l.fs.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, vfs.ErrOutside) {
+		return nil, notFound("a symbolic link")
+	}
+	if isNotExist(err) {
+		return nil, notFound("absent")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	inf, ok := fileInfo(fi)
+	if !ok {
+		f.Close()
+		return nil, notFound("not a regular file")
+	}
+	inf.Name = name
+	return &segmentFile{File: f, info: inf}, nil
+}

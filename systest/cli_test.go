@@ -1,0 +1,107 @@
+package systest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
+)
+
+// TestHelpOnStdout: --help of partfs and of every command goes to stdout
+// with exit 0 (`partfs mount --help | less` shows it); --version prints
+// one line; a bad flag gets the usage on stderr and exit 2.
+func TestHelpOnStdout(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"mount", "--help"}, {"dump", "--help"},
+		{"check", "--help"}, {"compact", "--help"}, {"dev-cluster", "--help"}, {"mount", "-h"}} {
+		stdout, stderr, code := runPartfsSplit(args...)
+		if code != 0 || !strings.Contains(stdout, "usage: partfs") || stderr != "" {
+			t.Errorf("partfs %v: exit %d, %d bytes on stdout, stderr %q", args, code, len(stdout), stderr)
+		}
+	}
+	if stdout, stderr, code := runPartfsSplit("--version"); code != 0 || !strings.HasPrefix(stdout, "partfs ") || strings.Count(stdout, "\n") != 1 || stderr != "" {
+		t.Errorf("partfs --version: exit %d, %q %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code := runPartfsSplit("check", "--nosuch"); code != 2 || stdout != "" || !strings.Contains(stderr, "usage: partfs check") {
+		t.Errorf("partfs check --nosuch: exit %d, %q %q", code, stdout, stderr)
+	}
+}
+
+// TestMountPointRefusedFirst: a missing mount point or a regular file
+// fails with a message saying so, before the data directory is created,
+// and leaves no mount behind.
+func TestMountPointRefusedFirst(t *testing.T) {
+	testutil.NeedFUSE(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for mnt, want := range map[string]string{filepath.Join(dir, "nosuch"): "does not exist", file: "is not a directory"} {
+		data := filepath.Join(dir, "data")
+		_, stderr, code := runPartfsSplit("mount", data, mnt)
+		if code != 1 || !strings.Contains(stderr, "mount point "+mnt+" "+want) {
+			t.Errorf("mount on %s: exit %d, %q", mnt, code, stderr)
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Errorf("mount on %s created the data directory", mnt)
+		}
+		if b, _ := os.ReadFile("/proc/mounts"); bytes.Contains(b, []byte(mnt)) {
+			t.Errorf("mount on %s left an entry in /proc/mounts", mnt)
+		}
+	}
+}
+
+// TestMountScriptRelativePaths: ./mount.sh takes relative paths from the
+// caller's directory, says that it creates the data directory and that a
+// mount point is not empty, and unmounts with -u.
+func TestMountScriptRelativePaths(t *testing.T) {
+	testutil.NeedFUSE(t)
+	script, err := filepath.Abs("../mount.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "m"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "m", "hidden"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := testutil.Sh(dir, script+" d m 2>&1", 3*time.Minute)
+	if err != nil {
+		t.Fatalf("mount.sh d m: %v\n%s", err, out)
+	}
+	defer func() { _, _ = testutil.Sh(dir, script+" -u m", time.Minute); detach(t, filepath.Join(dir, "m")) }()
+	for _, want := range []string{"d does not exist; partfs creates a new, empty data directory", "m is not empty"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mount.sh said %q, want %q", out, want)
+		}
+	}
+	if !isFUSEMount(filepath.Join(dir, "m")) {
+		t.Fatalf("%s/m is not mounted", dir)
+	}
+	if got, err := testutil.Sh(dir, "mkdir m/t && echo x >> m/t/0/log && ls d", 30*time.Second); err != nil || !strings.Contains(got, "t-0") {
+		t.Errorf("the data directory is not %s/d: %q %v", dir, got, err)
+	}
+	if out, err := testutil.Sh(dir, script+" -u m", time.Minute); err != nil || isFUSEMount(filepath.Join(dir, "m")) {
+		t.Errorf("mount.sh -u m: %v %s", err, out)
+	}
+}
+
+// runPartfs runs the built binary and returns its output and exit code.
+func runPartfsSplit(args ...string) (stdout, stderr string, code int) {
+	cmd := exec.Command(partfsBin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = cmd.ProcessState.ExitCode()
+	if err != nil && cmd.ProcessState == nil {
+		code = -1
+	}
+	return o.String(), e.String(), code
+}

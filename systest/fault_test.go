@@ -1,0 +1,343 @@
+package systest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
+	"github.com/partfs/partfs/logstore"
+	"github.com/partfs/partfs/partlog"
+)
+
+// faultCase is one hostile or failing condition around a data directory
+// (the damage table covers damaged bytes): what is set up and what partfs
+// must do about it, checked inside run.
+type faultCase struct {
+	name string
+	run  func(t *testing.T, dir string)
+}
+
+func faultCases() []faultCase {
+	var cases []faultCase
+	cases = append(cases, symlinkFaults()...)
+	cases = append(cases, settingFaults()...)
+	for i, dc := range offsetDamage("") {
+		cases = append(cases, faultCase{name: "offsets: " + dc.name, run: func(t *testing.T, dir string) {
+			m := buildDataDir(t, dir)
+			runDamage(t, dir, offsetDamage(dir)[i], m)
+		}})
+	}
+	return cases
+}
+
+func TestFaultTable(t *testing.T) {
+	root := t.TempDir()
+	for i, tc := range faultCases() {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, filepath.Join(root, fmt.Sprint(i))) })
+	}
+}
+
+// outsider is a file outside the data directory that partfs must never
+// touch.
+type outsider struct {
+	path string
+	data []byte
+}
+
+func newOutsider(t *testing.T, dir string) outsider {
+	t.Helper()
+	o := outsider{path: filepath.Join(dir+".outside", "victim"), data: []byte("a file outside the data directory\n")}
+	if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, o.path, o.data)
+	return o
+}
+
+func (o outsider) untouched(t *testing.T) {
+	t.Helper()
+	if b, err := os.ReadFile(o.path); err != nil || !bytes.Equal(b, o.data) {
+		t.Errorf("%s outside the data directory was changed: %q %v", o.path, b, err)
+	}
+}
+
+// symlinkOver replaces path with a symbolic link to target.
+func symlinkOver(t *testing.T, path, target string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func unclean(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(dir, ".kafka_cleanshutdown")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jsonlOffsets reads log.jsonl of part through the mount.
+func jsonlOffsets(d *daemon, part ...string) ([]int64, error) {
+	raw, err := os.ReadFile(d.path(append(part, "log.jsonl")...))
+	var offs []int64
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		var r jsonRec
+		if jerr := json.Unmarshal(sc.Bytes(), &r); jerr != nil {
+			return offs, fmt.Errorf("line %q: %v", sc.Text(), jerr)
+		}
+		offs = append(offs, r.Offset)
+	}
+	return offs, err
+}
+
+// closedTopicServed checks a mount where topic t is not opened: its log
+// answers EIO, the daemon log says why (all of says on one line), and
+// topic z is served whole.
+func closedTopicServed(t *testing.T, d *daemon, says ...string) {
+	t.Helper()
+	if _, err := jsonlOffsets(d, "t", "0"); errnoOf(err) != syscall.EIO {
+		t.Errorf("read t/0/log.jsonl: %v, want EIO", err)
+	}
+	if !d.waitLog(5*time.Second, says...) {
+		t.Errorf("no daemon log line says %q:\n%s", says, tail(d.log.String(), 3000))
+	}
+	offs, err := jsonlOffsets(d, "z", "0")
+	if err != nil || len(offs) != 200 || offs[199] != 199 {
+		t.Errorf("z/0/log.jsonl: %d records, %v; want 200 (other topics open)", len(offs), err)
+	}
+}
+
+func symlinkFaults() []faultCase {
+	// mountLinked builds the data directory, replaces file of t-0 with a
+	// link to a file outside, mounts (unclean unless clean) and checks that
+	// the partition is reported and skipped and the outside file is intact.
+	linked := func(name, file string, clean bool) faultCase {
+		return faultCase{name: name, run: func(t *testing.T, dir string) {
+			buildDataDir(t, dir)
+			out := newOutsider(t, dir)
+			path := filepath.Join(dir, "t-0", file)
+			symlinkOver(t, path, out.path)
+			if !clean {
+				unclean(t, dir)
+			}
+			d := startDaemon(t, dir, dir+".mnt")
+			closedTopicServed(t, d, "t-0", "not opened", "symbolic link")
+			d.stop()
+			out.untouched(t)
+			if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link %s was replaced: %v %v", path, fi, err)
+			}
+			if d.panicked() {
+				t.Fatalf("daemon panicked:\n%s", d.log)
+			}
+		}}
+	}
+	return []faultCase{
+		linked("active .log is a symlink, unclean", "00000000000000000033.log", false),
+		linked("sealed .index is a symlink, unclean", "00000000000000000011.index", false),
+		linked("sealed .index is a symlink, clean", "00000000000000000011.index", true),
+		linked("active .timeindex is a symlink, unclean", "00000000000000000033.timeindex", false),
+		linked("sealed .log is a symlink, clean", "00000000000000000000.log", true),
+		{name: "a link beside the segments is not served by segments/", run: func(t *testing.T, dir string) {
+			buildDataDir(t, dir)
+			out := newOutsider(t, dir)
+			if err := os.Chmod(out.path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"notes.txt", "00000000000000000050.snapshot"} {
+				symlinkOver(t, filepath.Join(dir, "t-0", name), out.path)
+			}
+			d := startDaemon(t, dir, dir+".mnt")
+			for _, name := range []string{"notes.txt", "00000000000000000050.snapshot"} {
+				b, err := os.ReadFile(d.path("t", "0", "segments", name))
+				if errnoOf(err) != syscall.ENOENT {
+					t.Errorf("read segments/%s: %q %v, want ENOENT", name, b, err)
+				}
+			}
+			ents, err := os.ReadDir(d.path("t", "0", "segments"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				if e.Name() == "notes.txt" || strings.HasSuffix(e.Name(), ".snapshot") {
+					t.Errorf("ls segments/ lists %s", e.Name())
+				}
+			}
+			if offs, err := jsonlOffsets(d, "t", "0"); err != nil || len(offs) != tEnd {
+				t.Errorf("t/0/log.jsonl: %d records, %v; want %d", len(offs), err, tEnd)
+			}
+			d.stop()
+			out.untouched(t)
+		}},
+		{name: "partition directory is a symlink", run: func(t *testing.T, dir string) {
+			buildDataDir(t, dir)
+			moved := dir + ".outside-t-0"
+			if err := os.Rename(filepath.Join(dir, "t-0"), moved); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshotDir(t, moved)
+			symlinkOver(t, filepath.Join(dir, "t-0"), moved)
+			unclean(t, dir)
+			d := startDaemon(t, dir, dir+".mnt")
+			if _, err := os.Stat(d.path("t")); errnoOf(err) != syscall.ENOENT {
+				t.Errorf("stat t: %v, want ENOENT (the linked partition is not followed)", err)
+			}
+			if !d.waitLog(5*time.Second, "t-0", "symbolic link") {
+				t.Errorf("no log line reports the linked partition directory:\n%s", tail(d.log.String(), 3000))
+			}
+			d.stop()
+			if after := snapshotDir(t, moved); after != before {
+				t.Errorf("the directory outside changed:\n%s\nwas\n%s", after, before)
+			}
+		}},
+	}
+}
+
+// snapshotDir renders every file of dir with its size and a digest of its
+// bytes.
+func snapshotDir(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		fmt.Fprintf(&b, "%s %d %x\n", fi.Name(), len(data), sumBytes(data))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func sumBytes(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
+}
+
+// storedTopics rewrites partfs-topics.json with topic t's overrides; z
+// keeps its records forever.
+func storedTopics(t *testing.T, dir string, tOverrides map[string]string) {
+	t.Helper()
+	path := filepath.Join(dir, "partfs-topics.json")
+	var doc struct {
+		Version int                          `json:"version"`
+		Topics  map[string]map[string]string `json:"topics"`
+	}
+	if err := json.Unmarshal(readFile(t, path), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc.Topics["t"] = tOverrides
+	doc.Topics["z"]["retention.ms"] = "-1"
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, b)
+}
+
+// retentionRun opens dir with retention.ms=1 as the mount's default and
+// runs retention once: a topic that fell back to the defaults would lose
+// its data.
+func retentionRun(t *testing.T, dir string) (*logstore.Store, testutil.Logger) {
+	t.Helper()
+	lg := testutil.NewLogger()
+	st, err := logstore.Open(dir, logstore.Options{Logger: lg.Entry, NoBackground: true,
+		Defaults: map[string]string{"retention.ms": "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if err := st.RunMaintenance(true, false); err != nil {
+		t.Fatal(err)
+	}
+	return st, lg
+}
+
+func settingFaults() []faultCase {
+	return []faultCase{
+		{name: "unknown key in the stored topic configuration", run: func(t *testing.T, dir string) {
+			m := buildDataDir(t, dir)
+			storedTopics(t, dir, map[string]string{"retention.ms": "-1", "cleanup.policy": "compact",
+				"segment.bytes": "2000", "some.future.key": "1"})
+			st, lg := retentionRun(t, dir)
+			got := readPartition(t, st, "t", 0, m[tpKey("t", 0)])
+			if got.err != nil || len(got.offsets) != tEnd || got.start != 0 {
+				t.Errorf("t after retention: start %d, %d records, %v; want all %d kept", got.start, len(got.offsets), got.err, tEnd)
+			}
+			cfg, err := st.TopicConfig("t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, kv := range cfg {
+				if kv.Key == "cleanup.policy" && kv.Value != "compact" || kv.Key == "retention.ms" && kv.Value != "-1" {
+					t.Errorf("stored %s lost: %s", kv.Key, kv.Value)
+				}
+			}
+			if !strings.Contains(lg.Buf.String(), "some.future.key") {
+				t.Errorf("the unknown key is not reported:\n%s", lg.Buf)
+			}
+			if err := st.SetTopicConfig("z", []partlog.KV{{Key: "retention.ms", Value: "-1"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.SetTopicConfig("t", []partlog.KV{{Key: "another.key", Value: "1"}}); !errors.Is(err, partlog.ErrInvalid) {
+				t.Errorf("writing an unknown key: %v, want EINVAL", err)
+			}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if s := string(readFile(t, filepath.Join(dir, "partfs-topics.json"))); !strings.Contains(s, `"some.future.key": "1"`) {
+				t.Errorf("the unknown key was not kept:\n%s", s)
+			}
+		}},
+		{name: "bad value in the stored topic configuration", run: func(t *testing.T, dir string) {
+			buildDataDir(t, dir)
+			storedTopics(t, dir, map[string]string{"retention.ms": "-1", "segment.bytes": "banana"})
+			before := snapshotDir(t, filepath.Join(dir, "t-0"))
+			st, lg := retentionRun(t, dir)
+			if _, err := st.Partition("t", 0); !errors.Is(err, partlog.ErrCorrupt) {
+				t.Errorf("partition t-0: %v, want it unopened (EIO)", err)
+			}
+			line := false
+			for _, l := range strings.Split(lg.Buf.String(), "\n") {
+				line = line || strings.Contains(l, "topic=t") && strings.Contains(l, "segment.bytes") && strings.Contains(l, "banana")
+			}
+			if !line {
+				t.Errorf("no log line names topic, key and value:\n%s", lg.Buf)
+			}
+			if err := st.SetTopicConfig("z", []partlog.KV{{Key: "retention.ms", Value: "-1"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if s := string(readFile(t, filepath.Join(dir, "partfs-topics.json"))); !strings.Contains(s, `"banana"`) {
+				t.Errorf("the stored value was not kept:\n%s", s)
+			}
+			d := startDaemon(t, dir, dir+".mnt", "--config", "retention.ms=1")
+			closedTopicServed(t, d, "topic=t", "segment.bytes", "banana")
+			d.stop()
+			if after := snapshotDir(t, filepath.Join(dir, "t-0")); after != before {
+				t.Errorf("files of the unopened topic changed:\n%s\nwas\n%s", after, before)
+			}
+		}},
+	}
+}

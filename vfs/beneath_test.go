@@ -1,0 +1,87 @@
+package vfs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestBeneathRefusesSymlinks: no operation of a Beneath filesystem reaches
+// a file through a symbolic link, and a name outside the root is refused;
+// the files outside keep their bytes.
+func TestBeneathRefusesSymlinks(t *testing.T) {
+	top := t.TempDir()
+	root, out := filepath.Join(top, "data"), filepath.Join(top, "outside")
+	for _, d := range []string{filepath.Join(root, "t-0"), out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := filepath.Join(out, "secret")
+	if err := os.WriteFile(secret, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "t-0", "00000000000000000000.log")
+	must(t, os.Symlink(secret, link))
+	must(t, os.Symlink(out, filepath.Join(root, "t-1")))
+	fs := Beneath(root)
+	refused := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrOutside) {
+			t.Errorf("%s: %v, want ErrOutside", what, err)
+		}
+	}
+	_, err := fs.OpenFile(link, os.O_RDWR|os.O_TRUNC, 0)
+	refused("open a link with O_TRUNC", err)
+	_, err = fs.Open(link)
+	refused("open a link read-only", err)
+	_, err = fs.Create(filepath.Join(root, "t-1", "secret"))
+	refused("create through a linked directory", err)
+	_, err = fs.Open(filepath.Join(root, "t-1", "secret"))
+	refused("open through a linked directory", err)
+	refused("mkdir through a linked directory", fs.MkdirAll(filepath.Join(root, "t-1", "x"), 0o755))
+	refused("remove through a linked directory", fs.Remove(filepath.Join(root, "t-1", "secret")))
+	refused("removeall through a linked directory", fs.RemoveAll(filepath.Join(root, "t-1", "secret")))
+	refused("rename through a linked directory", fs.Rename(filepath.Join(root, "t-1", "secret"), filepath.Join(root, "x")))
+	_, err = fs.ReadDir(filepath.Join(root, "t-1"))
+	refused("list a linked directory", err)
+	_, err = fs.Open(secret)
+	refused("open outside the root", err)
+	refused("remove outside the root", fs.Remove(secret))
+	if err := fs.RemoveAll(filepath.Join(root, "t-1")); err != nil {
+		t.Errorf("removeall of a link: %v", err)
+	}
+	if b, err := os.ReadFile(secret); err != nil || string(b) != "keep me" {
+		t.Fatalf("the file outside was touched: %q %v", b, err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("the directory outside was removed: %v", err)
+	}
+	fi, err := fs.Stat(link)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("stat of a link: %v %v, want the link itself", fi, err)
+	}
+	// ordinary work below the root still works
+	f, err := fs.Create(filepath.Join(root, "t-0", "a"))
+	must(t, err)
+	_, err = f.Write([]byte("x"))
+	must(t, err)
+	must(t, f.Close())
+	must(t, fs.Rename(filepath.Join(root, "t-0", "a"), filepath.Join(root, "t-0", "b")))
+	must(t, fs.MkdirAll(filepath.Join(root, "u-0", "v"), 0o755))
+	must(t, fs.SyncDir(root))
+	must(t, fs.SyncDir(top))
+	must(t, fs.RemoveAll(filepath.Join(root, "u-0")))
+	must(t, fs.Remove(filepath.Join(root, "t-0", "b")))
+	l, err := fs.Lock(filepath.Join(root, ".lock"))
+	must(t, err)
+	must(t, l.Close())
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
