@@ -38,6 +38,11 @@ type Topic struct {
 	FileDeleteDelayMs      int64   // file.delete.delay.ms
 }
 
+// MinIndexBytes is the smallest segment.index.bytes: one time index entry.
+// Smaller indexes round down to whole entries and roll the segment when
+// full, as Kafka's do.
+const MinIndexBytes = 12
+
 // Defaults returns Kafka's topic defaults.
 func Defaults() Topic {
 	return Topic{

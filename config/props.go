@@ -23,7 +23,9 @@ var props = []prop{
 	longProp("segment.bytes", 14, math.MaxInt32, func(t *Topic) *int64 { return &t.SegmentBytes }),
 	longProp("segment.ms", 1, math.MaxInt64, func(t *Topic) *int64 { return &t.SegmentMs }),
 	longProp("segment.jitter.ms", 0, math.MaxInt64, func(t *Topic) *int64 { return &t.SegmentJitterMs }),
-	intProp("segment.index.bytes", 4, func(t *Topic) *int { return &t.SegmentIndexBytes }),
+	// Kafka accepts 4, but below 12 bytes a time index has no slot for the
+	// entry every roll and close writes: refused (EINVAL) instead
+	intProp("segment.index.bytes", MinIndexBytes, func(t *Topic) *int { return &t.SegmentIndexBytes }),
 	intProp("index.interval.bytes", 0, func(t *Topic) *int { return &t.IndexIntervalBytes }),
 	longProp("retention.ms", -1, math.MaxInt64, func(t *Topic) *int64 { return &t.RetentionMs }),
 	longProp("retention.bytes", math.MinInt64, math.MaxInt64, func(t *Topic) *int64 { return &t.RetentionBytes }),

@@ -214,10 +214,23 @@ func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (_ fus
 	return fuse.ReadResultData(data[off:min(off+int64(len(dest)), int64(len(data)))]), 0
 }
 
+// maxConfigLine bounds an unfinished line of a writable content file
+// (config): a write that leaves a longer one fails whole with EFBIG and
+// drops it.
+const maxConfigLine = 64 << 10
+
 func (h *contentHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
 	defer guard(h.n.lg, "write", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	rest := len(h.partial) + len(data)
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		rest = len(data) - i - 1
+	}
+	if rest > maxConfigLine {
+		h.partial = nil
+		return 0, fail(h.n.lg, "write", fmt.Errorf("a line of more than %d bytes: %w", maxConfigLine, partlog.ErrTooLarge))
+	}
 	buf := append(append([]byte(nil), h.partial...), data...)
 	i := bytes.LastIndexByte(buf, '\n')
 	if i >= 0 {

@@ -98,7 +98,12 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 		EntryTimeout:    &entry,
 		AttrTimeout:     &attr,
 		NegativeTimeout: &neg,
+		// files belong to the user who mounted; the kernel checks their
+		// modes (default_permissions), also for others on --allow-other
+		UID: uint32(os.Getuid()),
+		GID: uint32(os.Getgid()),
 		MountOptions: fuse.MountOptions{
+			Options:       []string{"default_permissions"},
 			AllowOther:    mo.AllowOther,
 			Debug:         mo.Debug,
 			FsName:        mo.FsName,
@@ -221,9 +226,14 @@ func setTimes(out *fuse.Attr, t time.Time) {
 	out.SetTimes(&t, &t, &t)
 }
 
-// dirAttr is the attribute of every directory.
-func (f *FS) dirAttr(out *fuse.AttrOut) {
-	out.Mode = syscall.S_IFDIR | 0o755
+// dirAttr is the attribute of a directory: writable (0755) where names
+// may be created or removed in it, else 0555; never writable on a
+// read-only mount. The kernel checks these modes (default_permissions).
+func (f *FS) dirAttr(out *fuse.AttrOut, writable bool) {
+	out.Mode = syscall.S_IFDIR | 0o555
+	if writable && !f.ro {
+		out.Mode = syscall.S_IFDIR | 0o755
+	}
 	out.Nlink = 2
 	setTimes(&out.Attr, f.start)
 }

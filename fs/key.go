@@ -3,6 +3,7 @@ package fs
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sync"
 	"syscall"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
 
@@ -29,7 +31,7 @@ var (
 )
 
 func (d *keyDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.p.fsys.dirAttr(out)
+	d.p.fsys.dirAttr(out, true)
 	return 0
 }
 
@@ -162,6 +164,7 @@ type keyHandle struct {
 	data    []byte
 	mu      sync.Mutex
 	dirty   bool
+	failed  error // a value that outgrew max.message.bytes: this open writes nothing more
 }
 
 var (
@@ -180,9 +183,22 @@ func (h *keyHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Read
 	return fuse.ReadResultData(h.data[off:min(off+int64(len(dest)), int64(len(h.data)))]), 0
 }
 
-func (h *keyHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+// Write collects the value. The write that makes it longer than
+// max.message.bytes (plus the trailing newline) fails with EFBIG, drops
+// what was collected, and so does every later write and the close.
+func (h *keyHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
+	defer guard(h.n.lg, "write", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.failed == nil {
+		if limit := h.n.p.maxMessageBytes() + 1; int64(len(h.data)+len(data)) > limit {
+			h.failed = fmt.Errorf("value of @key/%s: more than max.message.bytes (%d): %w", h.n.key, limit-1, partlog.ErrTooLarge)
+			h.data, h.dirty = nil, false
+		}
+	}
+	if h.failed != nil {
+		return 0, fail(h.n.lg, "write", h.failed)
+	}
 	h.data = append(h.data, data...)
 	h.dirty = true
 	return uint32(len(data)), 0
@@ -201,6 +217,9 @@ func (h *keyHandle) Flush(ctx context.Context) (errno syscall.Errno) {
 
 // REQUIRES: mu held.
 func (h *keyHandle) flushLocked() error {
+	if h.failed != nil {
+		return h.failed
+	}
 	if !h.writing || !h.dirty {
 		return nil
 	}

@@ -35,7 +35,7 @@ func (p *part) segmentFiler() (partlog.SegmentFiler, bool) {
 }
 
 func (d *segmentsDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.p.fsys.dirAttr(out)
+	d.p.fsys.dirAttr(out, false)
 	return 0
 }
 

@@ -47,7 +47,7 @@ func validTopic(name string) bool {
 }
 
 func (n *rootNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	n.fsys.dirAttr(out)
+	n.fsys.dirAttr(out, true)
 	return 0
 }
 
@@ -160,7 +160,7 @@ func parsePartition(name string) (int, bool) {
 }
 
 func (n *topicNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	n.fsys.dirAttr(out)
+	n.fsys.dirAttr(out, true)
 	return 0
 }
 

@@ -29,7 +29,7 @@ var (
 )
 
 func (d *windowDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.p.fsys.dirAttr(out)
+	d.p.fsys.dirAttr(out, false)
 	return 0
 }
 

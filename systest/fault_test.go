@@ -30,6 +30,8 @@ func faultCases() []faultCase {
 	var cases []faultCase
 	cases = append(cases, symlinkFaults()...)
 	cases = append(cases, settingFaults()...)
+	cases = append(cases, permissionFaults()...)
+	cases = append(cases, limitFaults()...)
 	for i, dc := range offsetDamage("") {
 		cases = append(cases, faultCase{name: "offsets: " + dc.name, run: func(t *testing.T, dir string) {
 			m := buildDataDir(t, dir)
@@ -338,6 +340,101 @@ func settingFaults() []faultCase {
 			if after := snapshotDir(t, filepath.Join(dir, "t-0")); after != before {
 				t.Errorf("files of the unopened topic changed:\n%s\nwas\n%s", after, before)
 			}
+		}},
+	}
+}
+
+// unclosedWrites writes n MiB to path in 1 MiB write()s on one open file
+// and returns the errno of each write.
+func unclosedWrites(t *testing.T, path string, n int, chunk []byte) []syscall.Errno {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []syscall.Errno
+	for i := 0; i < n; i++ {
+		_, err := f.Write(chunk)
+		errs = append(errs, errnoOf(err))
+	}
+	f.Close()
+	return errs
+}
+
+// boundedWrite checks that the write of an unclosed file that passes
+// limit bytes, and every one after it, fails with EFBIG, and that the
+// daemon's memory does not grow with what was written.
+func boundedWrite(t *testing.T, d *daemon, path string, limit int, chunk []byte) {
+	t.Helper()
+	before := d.stats().rssKB
+	errs := unclosedWrites(t, path, 64, chunk)
+	for i, e := range errs {
+		want := syscall.Errno(0)
+		if (i+1)*len(chunk) > limit {
+			want = syscall.EFBIG
+		}
+		if e != want {
+			t.Errorf("write %d (%d MiB written): errno %v, want %v", i, i+1, e, want)
+		}
+	}
+	if grew := d.stats().rssKB - before; grew > 24<<10 {
+		t.Errorf("daemon RSS grew by %d KiB over 64 MiB of refused writes", grew)
+	}
+}
+
+func limitFaults() []faultCase {
+	mib := bytes.Repeat([]byte("v"), 1<<20)
+	return []faultCase{
+		{name: "unclosed @key/K write past max.message.bytes: EFBIG, memory bounded", run: func(t *testing.T, dir string) {
+			d := startDaemon(t, dir, dir+".mnt")
+			mkTopic(t, d, "t", 1, "max.message.bytes=3000000")
+			boundedWrite(t, d, d.path("t", "0", "@key", "big"), 3000000, mib)
+			if _, err := os.Stat(d.path("t", "0", "@key", "big")); errnoOf(err) != syscall.ENOENT {
+				t.Errorf("@key/big after the refused value: %v, want ENOENT (nothing appended)", err)
+			}
+			d.stop()
+		}},
+		{name: "unclosed config write of an endless line: EFBIG, memory bounded", run: func(t *testing.T, dir string) {
+			d := startDaemon(t, dir, dir+".mnt")
+			mkTopic(t, d, "t", 1)
+			before := configMap(t, d.path("t", "config"))
+			boundedWrite(t, d, d.path("t", "config"), 0, mib)
+			if after := configMap(t, d.path("t", "config")); !equalMaps(before, after) {
+				t.Errorf("config changed: %v", after)
+			}
+			d.stop()
+		}},
+		{name: "small segment.index.bytes: refused below one time-index entry, rolls when full above", run: func(t *testing.T, dir string) {
+			d := startDaemon(t, dir, dir+".mnt")
+			mkTopic(t, d, "t", 1)
+			for _, v := range []string{"4", "11"} {
+				err := os.WriteFile(d.path("t", "config"), []byte("segment.index.bytes="+v+"\n"), 0o644)
+				if errnoOf(err) != syscall.EINVAL {
+					t.Errorf("segment.index.bytes=%s: %v, want EINVAL", v, err)
+				}
+			}
+			if err := os.WriteFile(d.path("t", "config"), []byte("segment.index.bytes=12\nindex.interval.bytes=10\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var lines strings.Builder
+			for i := 0; i < 30; i++ {
+				fmt.Fprintf(&lines, "line %d of a topic whose index holds one entry\n", i)
+				if i%10 == 9 {
+					if err := appendTo(d.path("t", "0", "log"), []byte(lines.String()))(); err != nil {
+						t.Fatalf("append: %v", err)
+					}
+					lines.Reset()
+				}
+			}
+			d.stop() // requires exit 0
+			if _, err := os.Stat(filepath.Join(dir, ".kafka_cleanshutdown")); err != nil {
+				t.Errorf("no clean-shutdown marker after the unmount: %v", err)
+			}
+			d.restart()
+			if offs, err := jsonlOffsets(d, "t", "0"); err != nil || len(offs) != 30 {
+				t.Errorf("after a remount: %d records, %v; want 30", len(offs), err)
+			}
+			d.stop()
 		}},
 	}
 }
