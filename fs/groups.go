@@ -210,7 +210,7 @@ var (
 )
 
 func (d *groupsDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.f.dirAttr(out)
+	d.f.dirAttr(out, false)
 	return 0
 }
 
