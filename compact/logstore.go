@@ -41,7 +41,9 @@ func (s storeLog) AbortedTxns(from, to int64) []AbortedTxn {
 // storeCleaned adapts a *logstore.CleanedSegment to Cleaned.
 type storeCleaned struct{ *logstore.CleanedSegment }
 
-func (c storeCleaned) AddAbortedTxn(t AbortedTxn) { c.CleanedSegment.AddAbortedTxn(logstore.AbortedTxn(t)) }
+func (c storeCleaned) AddAbortedTxn(t AbortedTxn) {
+	c.CleanedSegment.AddAbortedTxn(logstore.AbortedTxn(t))
+}
 
 // Targets returns the partitions of store as cleaner targets, optionally
 // only those of the given topics.

@@ -48,8 +48,8 @@ type topic struct {
 	id        [16]byte
 	overrides map[string]string // set through the mount (partfs-topics.json)
 	broker    map[string]string // from a KRaft broker's metadata log; overrides win
-	logs      []*Log        // index = partition; nil for a missing or unopened partition
-	unopened  map[int]error // partitions found but not opened, and why (wraps ErrCorrupt)
+	logs      []*Log            // index = partition; nil for a missing or unopened partition
+	unopened  map[int]error     // partitions found but not opened, and why (wraps ErrCorrupt)
 }
 
 var _ partlog.Store = (*Store)(nil)
