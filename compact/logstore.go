@@ -33,7 +33,7 @@ func (s storeLog) Replace(cleaned []Cleaned, old []partlog.Segment) error {
 func (s storeLog) AbortedTxns(from, to int64) []AbortedTxn {
 	var out []AbortedTxn
 	for _, t := range s.Log.AbortedTxns(from, to) {
-		out = append(out, AbortedTxn(t))
+		out = append(out, AbortedTxn{t.ProducerID, t.FirstOffset, t.LastOffset, t.LastStableOffset})
 	}
 	return out
 }
@@ -42,7 +42,8 @@ func (s storeLog) AbortedTxns(from, to int64) []AbortedTxn {
 type storeCleaned struct{ *logstore.CleanedSegment }
 
 func (c storeCleaned) AddAbortedTxn(t AbortedTxn) {
-	c.CleanedSegment.AddAbortedTxn(logstore.AbortedTxn(t))
+	c.CleanedSegment.AddAbortedTxn(logstore.AbortedTxn{ProducerID: t.ProducerID, FirstOffset: t.FirstOffset,
+		LastOffset: t.LastOffset, LastStableOffset: t.LastStableOffset})
 }
 
 // Targets returns the partitions of store as cleaner targets, optionally

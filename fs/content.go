@@ -82,7 +82,15 @@ func newConfigNode(f *FS, topic string, lg *logrus.Entry) *contentNode {
 			if err != nil || len(kvs) == 0 {
 				return err
 			}
-			return f.opt.Store.SetTopicConfig(topic, kvs)
+			if err := f.opt.Store.SetTopicConfig(topic, kvs); err != nil {
+				return err
+			}
+			changes := make([]string, len(kvs))
+			for i, kv := range kvs {
+				changes[i] = kv.Key + "=" + kv.Value
+			}
+			lg.WithField("changes", strings.Join(changes, " ")).Info("topic configuration changed")
+			return nil
 		},
 	}
 }

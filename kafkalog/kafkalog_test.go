@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
@@ -183,4 +185,47 @@ func writeTxnLayout(t *testing.T, c *kfake.Cluster) {
 	txn("a", []int{2, 3}, kgo.TryAbort)
 	txn("b", []int{5, 6}, kgo.TryCommit)
 	produce(plain, 8)
+}
+
+// TestLeaderMovesAndFaults: appends go on while the leader moves and
+// produce requests fail, before the append (NOT_LEADER) and after it
+// (REQUEST_TIMED_OUT: the same batch goes again and the broker drops it
+// as a duplicate); every record is there once, in order.
+func TestLeaderMovesAndFaults(t *testing.T) {
+	c := cluster(t, kfake.NumBrokers(3))
+	s := open(t, c)
+	if err := s.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := s.Partition("t", 0)
+	const n = 60
+	for i := 0; i < n; i++ {
+		switch i % 3 {
+		case 0:
+			if err := c.MoveTopicPartition("t", 0, int32(i/3%3)); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Err: kerr.NotLeaderForPartition})
+		case 2:
+			c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Err: kerr.RequestTimedOut})
+		}
+		first, err := l.Append([]record.Record{{Value: []byte(fmt.Sprint(i))}, {Value: []byte(fmt.Sprint(i, "b"))}})
+		if err != nil || first != int64(2*i) {
+			t.Fatalf("append %d: first %d, %v", i, first, err)
+		}
+	}
+	got := readAll(t, l)
+	if len(got) != 2*n {
+		t.Fatalf("%d records, want %d", len(got), 2*n)
+	}
+	for i, r := range got {
+		want := fmt.Sprint(i / 2)
+		if i%2 == 1 {
+			want += "b"
+		}
+		if r.Offset != int64(i) || string(r.Value) != want {
+			t.Fatalf("record %d: offset %d value %q, want %q", i, r.Offset, r.Value, want)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"sync"
 
+	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -206,6 +207,8 @@ func (l *Log) produce(batch []byte, n int32) (int64, error) {
 			default:
 				fresh = true
 			}
+			l.s.opt.Logger.WithFields(logrus.Fields{"broker": addr, "topic": l.topic, "partition": l.part, "try": try}).
+				WithError(err).Debug("produce again")
 			if err := pause(ctx, try); err != nil {
 				return err
 			}

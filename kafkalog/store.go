@@ -57,6 +57,10 @@ func Open(opt Options) (*Store, error) {
 	s := &Store{opt: opt, cl: cl, adm: kadm.NewClient(cl), logs: map[partKey]*Log{}, confs: map[string]*topicConf{}}
 	if err := s.call(where{broker: s.seeds(), partition: -1}, "metadata", func(ctx context.Context) error { return s.refresh(ctx) }); err != nil {
 		cl.Close()
+		if opt.SASL != "" {
+			// a refused login often shows only as a closed connection
+			err = fmt.Errorf("SASL %s as %q (is the password right?): %w", opt.SASL, opt.User, err)
+		}
 		return nil, err
 	}
 	if s.opt.CacheDir == "" {

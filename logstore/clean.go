@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
@@ -22,16 +23,14 @@ type CleanedSegment struct {
 }
 
 // AbortedTxn is one aborted transaction (a .txnindex entry).
-type AbortedTxn struct {
-	ProducerID, FirstOffset, LastOffset, LastStableOffset int64
-}
+type AbortedTxn = index.AbortedTxn
 
 // AbortedTxns returns the aborted transactions that overlap [from, to),
 // in order of their first offsets.
 func (l *Log) AbortedTxns(from, to int64) []AbortedTxn {
 	var out []AbortedTxn
 	for _, t := range l.abortedIn(from, to) {
-		out = append(out, AbortedTxn{t.pid, t.first, t.last, t.lso})
+		out = append(out, AbortedTxn{ProducerID: t.pid, FirstOffset: t.first, LastOffset: t.last, LastStableOffset: t.lso})
 	}
 	return out
 }
@@ -39,7 +38,7 @@ func (l *Log) AbortedTxns(from, to int64) []AbortedTxn {
 // AddAbortedTxn records an aborted transaction the cleaned segment keeps
 // in its .txnindex.
 func (c *CleanedSegment) AddAbortedTxn(t AbortedTxn) {
-	c.txns = append(c.txns, txnEntry(abortedTxn{pid: t.ProducerID, first: t.FirstOffset, last: t.LastOffset, lso: t.LastStableOffset})...)
+	c.txns = index.AppendTxnEntry(c.txns, t)
 }
 
 // NewCleanedSegment creates the .cleaned files of a segment at base.

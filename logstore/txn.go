@@ -3,9 +3,9 @@ package logstore
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"sort"
 
+	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -18,37 +18,19 @@ type abortedTxn struct {
 	lso         int64 // the last stable offset when the transaction ended
 }
 
-const txnEntrySize = 34
-
 // parseTxnIndex reads the entries of a .txnindex file's bytes.
 func parseTxnIndex(b []byte, file string) ([]abortedTxn, error) {
-	if len(b)%txnEntrySize != 0 {
-		return nil, fmt.Errorf("%s: size %d is not a multiple of %d", file, len(b), txnEntrySize)
+	es, err := index.ParseTxnIndex(b, file)
+	out := make([]abortedTxn, len(es))
+	for i, e := range es {
+		out[i] = abortedTxn{pid: e.ProducerID, first: e.FirstOffset, last: e.LastOffset, lso: e.LastStableOffset}
 	}
-	out := make([]abortedTxn, 0, len(b)/txnEntrySize)
-	for p := 0; p < len(b); p += txnEntrySize {
-		e := b[p : p+txnEntrySize]
-		if e[0] != 0 {
-			return out, fmt.Errorf("%s: at position %d: unknown version %d", file, p, e[0])
-		}
-		out = append(out, abortedTxn{
-			pid:   int64(binary.BigEndian.Uint64(e[2:])),
-			first: int64(binary.BigEndian.Uint64(e[10:])),
-			last:  int64(binary.BigEndian.Uint64(e[18:])),
-			lso:   int64(binary.BigEndian.Uint64(e[26:])),
-		})
-	}
-	return out, nil
+	return out, err
 }
 
-// txnEntry encodes t as a .txnindex entry.
-func txnEntry(t abortedTxn) []byte {
-	e := make([]byte, txnEntrySize)
-	binary.BigEndian.PutUint64(e[2:], uint64(t.pid))
-	binary.BigEndian.PutUint64(e[10:], uint64(t.first))
-	binary.BigEndian.PutUint64(e[18:], uint64(t.last))
-	binary.BigEndian.PutUint64(e[26:], uint64(t.lso))
-	return e
+// appendTxnEntry appends t as a .txnindex entry.
+func appendTxnEntry(dst []byte, t abortedTxn) []byte {
+	return index.AppendTxnEntry(dst, index.AbortedTxn{ProducerID: t.pid, FirstOffset: t.first, LastOffset: t.last, LastStableOffset: t.lso})
 }
 
 // addTxns merges entries into the log's sorted list. REQUIRES: mu held.
@@ -197,7 +179,7 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	bySeg := map[int64][]byte{}
 	for _, t := range added {
 		s := l.segs[l.floorSegment(t.last)]
-		bySeg[s.base] = append(bySeg[s.base], txnEntry(t)...)
+		bySeg[s.base] = appendTxnEntry(bySeg[s.base], t)
 	}
 	var errs []error
 	for base, entries := range bySeg {

@@ -17,7 +17,8 @@ const dumpHelp = `usage: partfs dump [--json] [--print-data] [--verify-index]
                    [--offsets-decoder | --transaction-log-decoder | --cluster-metadata-decoder] FILE...
 
 Prints partition files like Kafka's kafka-dump-log.sh: segments (.log) and raw
-record sets, offset and time indexes (.index, .timeindex), and checkpoint files
+record sets, offset and time indexes (.index, .timeindex), transaction indexes
+(.txnindex: one aborted transaction per line), and checkpoint files
 (recovery-point-offset-checkpoint, leader-epoch-checkpoint, ...).
 
 examples:
@@ -77,6 +78,8 @@ func dumpFile(w io.Writer, file string, opt inspect.DumpOptions) error {
 	switch {
 	case strings.HasSuffix(name, ".index") || strings.HasSuffix(name, ".timeindex"):
 		return inspect.DumpIndex(w, file, opt)
+	case strings.HasSuffix(name, ".txnindex"):
+		return inspect.DumpTxnIndex(w, file, opt)
 	case strings.HasSuffix(name, "checkpoint") || name == "partition.metadata" || name == "meta.properties" || name == ".kafka_cleanshutdown":
 		return inspect.DumpCheckpoint(w, file, opt)
 	default:

@@ -153,6 +153,9 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		st = ls
 		if cleanerOn && !mf.readOnly {
 			cleaner.OnCleaned = mets.Cleaned
+			cleaner.Logger = lg.WithField("component", "cleaner")
+			cleaner.Logger.WithFields(logrus.Fields{"threads": max(cleaner.Threads, 1), "backoff": cleaner.Backoff}).
+				Info("log cleaner started; each cleaning is logged")
 			stopCleaner = compact.Start(ls, cleaner)
 		}
 	}
