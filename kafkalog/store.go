@@ -341,10 +341,9 @@ func (s *Store) Close() error {
 
 // topicConf is what an append needs of its topic's configuration.
 type topicConf struct {
-	maxMessage    int64
-	codec         string
-	logAppendTime bool
-	at            time.Time
+	maxMessage int64
+	codec      string
+	at         time.Time
 }
 
 // confMaxAge is how long an append uses a topic's configuration before
@@ -372,8 +371,6 @@ func (s *Store) appendConf(topic string) (*topicConf, error) {
 			}
 		case "compression.type":
 			c.codec = kv.Value
-		case "message.timestamp.type":
-			c.logAppendTime = kv.Value == "LogAppendTime"
 		}
 	}
 	s.mu.Lock()

@@ -105,6 +105,18 @@ func TestKafkaPositions(t *testing.T) {
 	if got := d.sh(dd); got != at {
 		t.Fatalf("after a remount, position %d holds %q, before %q", pos, got, at)
 	}
+	// retention (DeleteRecords up to offset 5000) moves nothing that is left
+	deleteRecords(t, addr, "t", 5000)
+	time.Sleep(100 * time.Millisecond) // the mount asks for offsets again after 50 ms
+	if got := d.sh(dd); got != at {
+		t.Fatalf("after DeleteRecords, position %d holds %q, before %q", pos, got, at)
+	}
+	if got := d.sh("head -1 t/0/log; tail -c 11 t/0/log; head -1 t/0/@offset/earliest"); got != "line 05000\nline 09999\nline 05000\n" {
+		t.Fatalf("after DeleteRecords: %q", got)
+	}
+	if st, err := os.Stat(d.path("t", "0", "log")); err != nil || st.Size() != size.Size() {
+		t.Fatalf("st_size %d after DeleteRecords, %d before (%v)", st.Size(), size.Size(), err)
+	}
 	// tail -f follows what another client produces
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command("sh", "-c", "exec tail -n 0 -f t/0/log > "+out)
@@ -386,6 +398,26 @@ func consume(t *testing.T, addr, topic string, opts ...kgo.Opt) string {
 		})
 	}
 	return b.String()
+}
+
+// deleteRecords moves the log start offset of partition 0 of topic to
+// offset, as retention does (DeleteRecords).
+func deleteRecords(t *testing.T, addr, topic string, offset int64) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(addr, ",")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	os := make(kadm.Offsets)
+	os.Add(kadm.Offset{Topic: topic, Partition: 0, At: offset})
+	resp, err := kadm.NewClient(cl).DeleteRecords(context.Background(), os)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatalf("DeleteRecords: %v", err)
+	}
 }
 
 // waitFile waits until file holds sub.
