@@ -15,6 +15,7 @@ import (
 type abortedTxn struct {
 	pid         int64
 	first, last int64
+	lso         int64 // the last stable offset when the transaction ended
 }
 
 // parseTxnIndex reads the entries of a .txnindex file's bytes.
@@ -22,9 +23,14 @@ func parseTxnIndex(b []byte, file string) ([]abortedTxn, error) {
 	es, err := index.ParseTxnIndex(b, file)
 	out := make([]abortedTxn, len(es))
 	for i, e := range es {
-		out[i] = abortedTxn{pid: e.ProducerID, first: e.FirstOffset, last: e.LastOffset}
+		out[i] = abortedTxn{pid: e.ProducerID, first: e.FirstOffset, last: e.LastOffset, lso: e.LastStableOffset}
 	}
 	return out, err
+}
+
+// appendTxnEntry appends t as a .txnindex entry.
+func appendTxnEntry(dst []byte, t abortedTxn) []byte {
+	return index.AppendTxnEntry(dst, index.AbortedTxn{ProducerID: t.pid, FirstOffset: t.first, LastOffset: t.last, LastStableOffset: t.lso})
 }
 
 // addTxns merges entries into the log's sorted list. REQUIRES: mu held.
@@ -110,8 +116,20 @@ func (tt *txnTracker) observe(dec *record.Decoder, b *record.Batch) {
 	first, open := tt.ongoing[h.ProducerID]
 	delete(tt.ongoing, h.ProducerID)
 	if typ == controlAbort && open {
-		tt.found = append(tt.found, abortedTxn{pid: h.ProducerID, first: first, last: h.LastOffset()})
+		tt.found = append(tt.found, abortedTxn{pid: h.ProducerID, first: first, last: h.LastOffset(), lso: tt.stableAfter(h.LastOffset())})
 	}
+}
+
+// stableAfter is Kafka's last stable offset once a transaction ending at
+// marker completes (ProducerStateManager.lastStableOffset): the first
+// offset of the earliest transaction still open, else marker+1. REQUIRES:
+// the ending producer already removed from ongoing.
+func (tt *txnTracker) stableAfter(marker int64) int64 {
+	lso := marker + 1
+	for _, first := range tt.ongoing {
+		lso = min(lso, first)
+	}
+	return lso
 }
 
 // addFoundTxns merges the aborted transactions recovery found into the log
@@ -151,8 +169,8 @@ func containsTxn(ts []abortedTxn, t abortedTxn) bool {
 }
 
 // writeTxnIndexes appends entries to the .txnindex of the segment holding
-// each transaction's marker (Kafka's AbortedTxn format, lastStableOffset =
-// the transaction's first offset), so that a clean open finds them.
+// each transaction's marker (Kafka's AbortedTxn format), so that a clean
+// open finds them.
 // REQUIRES: mu held or the log not shared.
 func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	if l.readOnly {
@@ -161,8 +179,7 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	bySeg := map[int64][]byte{}
 	for _, t := range added {
 		s := l.segs[l.floorSegment(t.last)]
-		bySeg[s.base] = index.AppendTxnEntry(bySeg[s.base],
-			index.AbortedTxn{ProducerID: t.pid, FirstOffset: t.first, LastOffset: t.last, LastStableOffset: t.first})
+		bySeg[s.base] = appendTxnEntry(bySeg[s.base], t)
 	}
 	var errs []error
 	for base, entries := range bySeg {
