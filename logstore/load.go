@@ -40,12 +40,16 @@ func (st *Store) loadAll() error {
 		}
 	}
 	var broker map[string]map[string]string
+	var brokerErr error
 	if ns, ok := parts[metadataTopic]; ok {
 		delete(parts, metadataTopic)
-		broker = st.brokerConfigs(st.loadTopic(metadataTopic, ns, overrides[metadataTopic], nil, cps))
+		broker, brokerErr = st.brokerConfigs(st.loadTopic(metadataTopic, ns, overrides[metadataTopic], nil, nil, cps))
+		if brokerErr != nil {
+			st.logger.WithError(brokerErr).Error("cannot read the topic configurations of the metadata log: no topic opened, nothing deleted")
+		}
 	}
 	for name, ns := range parts {
-		st.loadTopic(name, ns, overrides[name], broker[name], cps)
+		st.loadTopic(name, ns, overrides[name], broker[name], brokerErr, cps)
 	}
 	return nil
 }
@@ -56,8 +60,9 @@ func (st *Store) loadAll() error {
 // EIO). A partition that fails to load is reported and left unopened while
 // the others open. Unopened partitions keep their checkpoint entries.
 // broker holds the topic's configuration from a KRaft metadata log, under
-// overrides.
-func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]string, cps rootCheckpoints) *topic {
+// overrides; brokerErr says the metadata log could not be read (the topic
+// is then not opened).
+func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]string, brokerErr error, cps rootCheckpoints) *topic {
 	if overrides == nil {
 		overrides = map[string]string{}
 	}
@@ -74,6 +79,9 @@ func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]s
 	}
 	if cfgErr != nil {
 		lg.WithError(cfgErr).Error("stored topic configuration has a bad value: topic not opened, nothing deleted")
+	}
+	if brokerErr != nil {
+		cfgErr = brokerErr
 	}
 	for i, n := range ns {
 		dir := st.path(kafkaname.PartitionDir(name, n))

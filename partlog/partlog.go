@@ -24,7 +24,9 @@
 //     snapshot stay readable until release, also after retention removed
 //     the segment. A backend without segment files (a cluster) still cuts
 //     the partition into offset ranges with these rules; its Size is a
-//     measure of the range's content that obeys them.
+//     measure of the range's content that obeys them, and its Slot places
+//     each range on a fixed lattice of positions, so that fs places a range
+//     without reading those before it.
 //   - Reads. Read yields the records of a snapshot segment with offsets in
 //     [max(from, Base), Next), ascending, and only what a read_committed
 //     consumer sees: no control records, no records of aborted transactions.
