@@ -32,6 +32,7 @@ func faultCases() []faultCase {
 	cases = append(cases, settingFaults()...)
 	cases = append(cases, permissionFaults()...)
 	cases = append(cases, limitFaults()...)
+	cases = append(cases, retentionFaults()...)
 	for i, dc := range offsetDamage("") {
 		cases = append(cases, faultCase{name: "offsets: " + dc.name, run: func(t *testing.T, dir string) {
 			m := buildDataDir(t, dir)
@@ -379,6 +380,32 @@ func boundedWrite(t *testing.T, d *daemon, path string, limit int, chunk []byte)
 	}
 	if grew := d.stats().rssKB - before; grew > 24<<10 {
 		t.Errorf("daemon RSS grew by %d KiB over 64 MiB of refused writes", grew)
+	}
+}
+
+func retentionFaults() []faultCase {
+	return []faultCase{
+		{name: "retention.ms=1 on a quiet topic deletes its active segment too", run: func(t *testing.T, dir string) {
+			d := startDaemon(t, dir, dir+".mnt", "--config", "log.retention.check.interval.ms=100")
+			mkTopic(t, d, "t", 1)
+			if err := appendTo(d.path("t", "0", "log"), []byte(strings.Repeat("a quiet line\n", 10)))(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(d.path("t", "config"), []byte("retention.ms=1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for statField(t, d, "t/0", "log_start_offset") != 10 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if start, end := statField(t, d, "t/0", "log_start_offset"), statField(t, d, "t/0", "log_end_offset"); start != 10 || end != 10 {
+				t.Errorf("after retention.ms=1: log start %d end %d, want 10 10 (segment.ms is 7 days)", start, end)
+			}
+			if offs, err := jsonlOffsets(d, "t", "0"); err != nil || len(offs) != 0 {
+				t.Errorf("log.jsonl serves %v %v, want nothing", offs, err)
+			}
+			d.stop()
+		}},
 	}
 }
 
