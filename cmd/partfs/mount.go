@@ -155,7 +155,9 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		}
 		st = ls
 		if cleanerOn && !mf.readOnly {
+			cleaner.Logger = lg.WithField("task", "clean")
 			cleaner.OnCleaned = mets.Cleaned
+			cleaner.OnFailed = func(topic string, partition int, _ error) { mets.BackgroundFailed("clean", topic, partition) }
 			stopCleaner = compact.Start(ls, cleaner)
 		}
 	}
@@ -215,6 +217,9 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 	}
 	st, err := logstore.Open(mf.datadir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
 		FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget), RetentionInterval: retention,
+		OnBackgroundError: func(task, topic string, partition int, _ error) {
+			mets.BackgroundFailed(task, topic, partition)
+		},
 		OnRecovered: func(topic string, partition int, scanned, cut int64) {
 			prog.Add(scanned + cut)
 			mets.Truncated(topic, partition, cut)
