@@ -6,6 +6,7 @@
 #                                       mount answers
 #   ./mount.sh -u [MOUNTPOINT]          unmount cleanly (the daemon flushes, writes
 #                                       checkpoints and the clean-shutdown marker)
+#   ./mount.sh --kafka HOST:PORT[,...] [MOUNTPOINT]   mount a Kafka cluster instead (SPEC §9)
 # Extra daemon flags can be given in PARTFS_FLAGS (e.g. "--read-only --config retention.ms=-1").
 # The daemon logs to MOUNTPOINT's sibling file .partfs-<name>.log (PARTFS_LOG overrides).
 set -euo pipefail
@@ -92,17 +93,22 @@ mount_bg() {
 	clear_dead "$mnt"
 	is_mounted "$mnt" && die "$mnt is already mounted (./mount.sh -u $mnt first)"
 	[ ! -e "$mnt" ] || [ -d "$mnt" ] || die "mount point $mnt is not a directory"
-	[ ! -e "$data" ] || [ -d "$data" ] || die "data directory $data is not a directory"
+	[ -n "$kafka" ] || [ ! -e "$data" ] || [ -d "$data" ] || die "data directory $data is not a directory"
 	if [ ! -e "$mnt" ]; then
 		echo "mount.sh: creating the mount point $mnt"
 		mkdir -p "$mnt"
 	elif [ -n "$(ls -A "$mnt")" ]; then
 		echo "mount.sh: $mnt is not empty; its files are hidden while partfs is mounted there"
 	fi
-	[ -e "$data" ] || echo "mount.sh: $data does not exist; partfs creates a new, empty data directory there"
+	[ -n "$kafka" ] || [ -e "$data" ] || echo "mount.sh: $data does not exist; partfs creates a new, empty data directory there"
 	local log=${PARTFS_LOG:-$(dirname "$mnt")/.partfs-$(basename "$mnt").log}
+	local src=("$(realpath -m "$data")")
+	if [ -n "$kafka" ]; then
+		src=(--kafka "$kafka")
+		data="the Kafka cluster $kafka"
+	fi
 	# shellcheck disable=SC2086
-	nohup "$bin" mount ${PARTFS_FLAGS:-} "$(realpath -m "$data")" "$(realpath -m "$mnt")" >>"$log" 2>&1 </dev/null &
+	nohup "$bin" mount ${PARTFS_FLAGS:-} "${src[@]}" "$(realpath -m "$mnt")" >>"$log" 2>&1 </dev/null &
 	local pid=$!
 	for _ in $(seq 1 300); do
 		if is_mounted "$mnt" && ls "$mnt" >/dev/null 2>&1; then
@@ -127,8 +133,14 @@ USAGE
 	die "$mnt did not answer within 30 s; see $log"
 }
 
+kafka=""
 case "${1:-}" in
 -u) unmount "${2:-./mnt}" ;;
--h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
+--kafka)
+	[ -n "${2:-}" ] || die "--kafka needs HOST:PORT[,HOST:PORT...]"
+	kafka=$2
+	mount_bg "" "${3:-./mnt}"
+	;;
+-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' ;;
 *) mount_bg "$@" ;;
 esac

@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 
 # Tools the end-to-end tests drive; Go itself is the only other requirement.
 need=()
-for tool in jq rsync kcat; do
+for tool in jq rsync kcat vim; do
 	command -v $tool >/dev/null 2>&1 || need+=($tool)
 done
 if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -32,7 +32,7 @@ declare -A budget=(
 	[FuzzOpenSegment]=140000x [FuzzTimeWalk]=2000x [FuzzScanner]=400000x
 	[FuzzV2]=600000x [FuzzLegacy]=450000x [FuzzRecordParsers]=450000x
 	[FuzzSimpleRecords]=450000x [FuzzJSONLenAt]=350000x [FuzzAppendJSON]=200000x
-	[FuzzPlainASCII]=330000x [FuzzRecordPrefix]=500000x
+	[FuzzPlainASCII]=330000x [FuzzRecordPrefix]=500000x [FuzzDecode]=500000x
 )
 if [ "${FUZZTIME:-}" != 0 ]; then
 	grep -rl --include='*_test.go' '^func Fuzz' . | xargs -r -n1 dirname | sort -u | while read -r pkg; do

@@ -131,7 +131,12 @@ func (c *Cleaner) round(log Target, first, stop int64, cfg LogConfig, st *Stats)
 		return 0, fmt.Errorf("offset map of %d slots took no key at offset %d", c.offsets.Capacity(), first)
 	}
 	now := c.opt.Now().UnixMilli()
+	if c.filter.producers, err = c.scanProducers(log, segs); err != nil {
+		return 0, err
+	}
 	c.filter.rule = retainRule{offsets: c.offsets, nowMs: now}
+	c.filter.roundEnd = stop
+	c.filter.txns = newTxnState()
 	c.filter.deleteRetentionMs = cfg.DeleteRetentionMs
 	c.filter.stats = st
 	legacyHorizon := legacyDeleteHorizon(log, segs, first, cfg)

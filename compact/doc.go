@@ -48,16 +48,28 @@
 // offset, producer fields and codec (recompressed), and is copied byte for
 // byte when nothing in it changes. The first cleaning that keeps a V2
 // tombstone sets the batch's delete horizon (attribute bit 6, base
-// timestamp = now + delete.retention.ms); a later one drops it. Records of
-// aborted transactions are dropped.
+// timestamp = now + delete.retention.ms); a later one drops it.
 //
-// Where this differs from Kafka, on purpose: control batches (transaction
-// markers) are always kept; a V0/V1 message or compressed wrapper is kept
-// whole while any record in it survives (partfs never writes the legacy
-// formats); a producer's batch that loses every record is kept as a
-// header-only batch for every producer batch, not only its last. Batches
-// are rebuilt with record.Encoder, so recompressed snappy is xerial-framed
-// as Kafka's Java client writes it.
+// Transactions, as Kafka's CleanedTransactionMetadata and
+// checkBatchRetention: a batch of an aborted transaction (the .txnindex
+// entries of the round's segments say which) loses all its records; an
+// ABORT marker stays while a batch of its transaction was still read in the
+// round, and its transaction then goes to the cleaned segment's .txnindex;
+// a marker with nothing left of its transaction (a COMMIT whose batches
+// were not read in the round) gets a delete horizon the first time and
+// goes once it has passed. A batch left without records goes, except the
+// last batch of a producer still active (its last data batch, or the
+// marker of its latest epoch; a producer expires producer.id.expiration.ms,
+// one day, after its last batch unless a transaction of it is open) and
+// the batch ending the round, which stay as empty headers (Kafka's
+// writeEmptyHeader). The producers' last batches are read from the batch
+// headers of the whole log each round (partfs keeps no producer
+// snapshots).
+//
+// Where this differs from Kafka, on purpose: a V0/V1 message or compressed
+// wrapper is kept whole while any record in it survives (partfs never
+// writes the legacy formats). Batches are rebuilt with record.Encoder, so
+// recompressed snappy is xerial-framed as Kafka's Java client writes it.
 //
 // # Memory
 //

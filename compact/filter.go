@@ -1,6 +1,8 @@
 package compact
 
 import (
+	"encoding/binary"
+
 	"github.com/partfs/partfs/record"
 )
 
@@ -64,9 +66,11 @@ type filter struct {
 	rule              retainRule
 	deleteRetentionMs int64
 	stats             *Stats
-	// visible returns the offsets of a transactional batch's records that a
-	// consumer sees (those of aborted transactions are not); nil means all.
-	visible func(h *record.BatchHeader) (map[int64]bool, error)
+	// txns follows the transactions of the pass (nil: none are aborted,
+	// markers stay); producers keeps emptied batches of active producers.
+	txns      *txnState
+	producers producers
+	roundEnd  int64 // the first uncleanable offset of the round
 
 	dec    record.Decoder
 	w      batchWriter
@@ -77,16 +81,24 @@ type filter struct {
 }
 
 // batch appends to dst what remains of b after cleaning: b itself when
-// nothing changes, a rebuilt batch, a header-only batch for a producer's
-// batch that lost every record, or nothing.
+// nothing changes, a rebuilt batch, an empty header for an emptied batch
+// that was the last of an active producer, or nothing. Kafka's rules
+// (LogCleaner's checkBatchRetention and MemoryRecords.filterTo): a batch of
+// an aborted transaction loses all its records; a marker stays until its
+// transaction has no batch left, then gets a delete horizon, and goes once
+// the horizon has passed.
 func (f *filter) batch(dst []byte, b *record.Batch) ([]byte, error) {
 	h := &b.Header
 	if h.Magic < 2 {
 		return f.legacy(dst, b)
 	}
 	if h.IsControl() {
-		f.stats.BatchesCopied++
-		return append(dst, b.Raw...), nil
+		return f.control(dst, b)
+	}
+	if f.txns != nil && f.txns.onData(h) {
+		f.stats.RecordsRead += int64(h.NumRecords)
+		f.stats.RecordsRemoved += int64(h.NumRecords)
+		return f.empty(dst, h), nil
 	}
 	read, tombstones, err := f.decide(b)
 	if err != nil {
@@ -100,10 +112,7 @@ func (f *filter) batch(dst []byte, b *record.Batch) ([]byte, error) {
 		return append(dst, b.Raw...), nil
 	}
 	if len(f.kept) == 0 {
-		if h.ProducerID >= 0 {
-			return f.w.appendEmpty(dst, h), nil
-		}
-		return dst, nil
+		return f.empty(dst, h), nil
 	}
 	if !hasHorizon {
 		horizon = 0
@@ -115,20 +124,61 @@ func (f *filter) batch(dst []byte, b *record.Batch) ([]byte, error) {
 	return f.w.appendBatch(dst, h, f.kept, horizon)
 }
 
-// decide copies b's records and keeps those the rule retains in f.kept;
-// records of aborted transactions are dropped whatever their key, as Kafka
-// does.
+// empty appends what stays of a batch that lost all its records: an empty
+// header if it was the last batch of an active producer or ends the
+// cleaning round (so that the last offset is not lost), else nothing.
+func (f *filter) empty(dst []byte, h *record.BatchHeader) []byte {
+	if f.producers.keepEmpty(h, f.rule.nowMs) || h.LastOffset()+1 == f.roundEnd {
+		return f.w.appendEmpty(dst, h)
+	}
+	return dst
+}
+
+// control cleans a control batch: a marker that may be retired gets a
+// delete horizon the first time, and goes (leaving an empty header if it
+// is its producer's last batch) once the horizon has passed.
+func (f *filter) control(dst []byte, b *record.Batch) ([]byte, error) {
+	h := &b.Header
+	typ, recs, err := f.controlRecords(b)
+	if err != nil {
+		return dst, err
+	}
+	retire := f.txns != nil && f.txns.onControl(h, typ)
+	horizon, hasHorizon := h.DeleteHorizon()
+	f.stats.RecordsRead += int64(len(recs))
+	switch {
+	case len(recs) == 0 || retire && hasHorizon && horizon <= f.rule.nowMs:
+		f.stats.RecordsRemoved += int64(len(recs))
+		return f.empty(dst, h), nil
+	case retire && !hasHorizon:
+		f.stats.BatchesRebuilt++
+		return f.w.appendBatch(dst, h, recs, f.rule.nowMs+f.deleteRetentionMs)
+	}
+	f.stats.BatchesCopied++
+	return append(dst, b.Raw...), nil
+}
+
+// controlRecords copies a control batch's records and returns the type of
+// the first (-1 if none).
+func (f *filter) controlRecords(b *record.Batch) (int, []record.Record, error) {
+	f.kept, f.hdrs, f.arena = f.kept[:0], f.hdrs[:0], f.arena[:0]
+	err := f.dec.Records(b, func(r *record.Record) bool {
+		f.keepCopy(r)
+		return true
+	})
+	typ := -1
+	if len(f.kept) > 0 && len(f.kept[0].Key) >= 4 {
+		typ = int(int16(binary.BigEndian.Uint16(f.kept[0].Key[2:])))
+	}
+	return typ, f.kept, err
+}
+
+// decide copies b's records and keeps those the rule retains in f.kept.
 // The keys' map slots are touched for the whole batch first, so that their
 // cache misses overlap.
 func (f *filter) decide(b *record.Batch) (read int, tombstones bool, err error) {
 	f.kept, f.hashes, f.hdrs, f.arena = f.kept[:0], f.hashes[:0], f.hdrs[:0], f.arena[:0]
 	m := f.rule.offsets
-	var vis map[int64]bool
-	if b.Header.IsTransactional() && f.visible != nil {
-		if vis, err = f.visible(&b.Header); err != nil {
-			return 0, false, err
-		}
-	}
 	err = f.dec.Records(b, func(r *record.Record) bool {
 		f.keepCopy(r)
 		var kh keyHash
@@ -145,8 +195,7 @@ func (f *filter) decide(b *record.Batch) (read int, tombstones bool, err error) 
 	read = len(f.kept)
 	n := 0
 	for i := range f.kept {
-		aborted := vis != nil && !vis[f.kept[i].Offset]
-		if !aborted && f.rule.keepHashed(&b.Header, &f.kept[i], f.hashes[i]) {
+		if f.rule.keepHashed(&b.Header, &f.kept[i], f.hashes[i]) {
 			tombstones = tombstones || f.kept[i].Value == nil
 			f.kept[n] = f.kept[i]
 			n++

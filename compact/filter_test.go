@@ -111,7 +111,20 @@ func runFilter(t testing.TB, f *filter, raw []byte) []byte {
 }
 
 func newFilter(m *OffsetMap, now int64) *filter {
-	return &filter{rule: retainRule{offsets: m, nowMs: now}, deleteRetentionMs: 1000, stats: &Stats{}}
+	return &filter{rule: retainRule{offsets: m, nowMs: now}, deleteRetentionMs: 1000, stats: &Stats{}, producers: producers{}}
+}
+
+// lastOf makes raw's batch its producer's last (with timestamp ts) in f's
+// producer state.
+func lastOf(t *testing.T, f *filter, raw []byte, ts int64) *filter {
+	t.Helper()
+	h, err := record.ParseHeader(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.producers.observe(&h)
+	f.producers[h.ProducerID].ts = ts
+	return f
 }
 
 func TestFilterKeepsLatestWithOffsetsAndCodec(t *testing.T) {
@@ -217,6 +230,9 @@ func TestTombstoneDeleteHorizon(t *testing.T) {
 	}
 }
 
+// TestFilterDropsOrEmptiesDeadBatches: a batch that loses every record
+// goes, except the last batch of an active producer, which stays as an
+// empty header (Kafka's RETAIN_EMPTY).
 func TestFilterDropsOrEmptiesDeadBatches(t *testing.T) {
 	old := []kv{{0, 1, "a", "1"}, {1, 2, "b", "2"}}
 	newer := []kv{{2, 3, "a", "3"}, {3, 4, "b", "4"}}
@@ -228,7 +244,13 @@ func TestFilterDropsOrEmptiesDeadBatches(t *testing.T) {
 	}
 
 	idem := encodeBatch(t, 0, old, record.BatchOptions{KeepProducer: true, ProducerID: 9, ProducerEpoch: 1, BaseSequence: 5, PartitionLeaderEpoch: -1, Codec: record.Zstd})
-	out := runFilter(t, newFilter(m, 0), idem)
+	if out := runFilter(t, newFilter(m, 0), idem); len(out) != 0 {
+		t.Fatalf("emptied batch that is not its producer's last left %d bytes", len(out))
+	}
+	if out := runFilter(t, lastOf(t, newFilter(m, DefaultProducerIDExpirationMs), idem, 0), idem); len(out) != 0 {
+		t.Fatalf("emptied last batch of an expired producer left %d bytes", len(out))
+	}
+	out := runFilter(t, lastOf(t, newFilter(m, 0), idem, 0), idem)
 	hs, got := decodeAll(t, out)
 	if len(got) != 0 || len(hs) != 1 || len(out) != record.BatchHeaderSize {
 		t.Fatalf("producer batch: %d bytes, %d batches, %d records; want one empty header", len(out), len(hs), len(got))

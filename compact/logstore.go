@@ -15,19 +15,35 @@ func (s storeLog) NewCleaned(base int64) (Cleaned, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	return storeCleaned{c}, nil
 }
 
 func (s storeLog) Replace(cleaned []Cleaned, old []partlog.Segment) error {
 	cs := make([]*logstore.CleanedSegment, len(cleaned))
 	for i, c := range cleaned {
-		lc, ok := c.(*logstore.CleanedSegment)
+		lc, ok := c.(storeCleaned)
 		if !ok {
 			return fmt.Errorf("compact: cleaned segment of type %T is not logstore's", c)
 		}
-		cs[i] = lc
+		cs[i] = lc.CleanedSegment
 	}
 	return s.Log.ReplaceSegments(cs, old)
+}
+
+func (s storeLog) AbortedTxns(from, to int64) []AbortedTxn {
+	var out []AbortedTxn
+	for _, t := range s.Log.AbortedTxns(from, to) {
+		out = append(out, AbortedTxn{t.ProducerID, t.FirstOffset, t.LastOffset, t.LastStableOffset})
+	}
+	return out
+}
+
+// storeCleaned adapts a *logstore.CleanedSegment to Cleaned.
+type storeCleaned struct{ *logstore.CleanedSegment }
+
+func (c storeCleaned) AddAbortedTxn(t AbortedTxn) {
+	c.CleanedSegment.AddAbortedTxn(logstore.AbortedTxn{ProducerID: t.ProducerID, FirstOffset: t.FirstOffset,
+		LastOffset: t.LastOffset, LastStableOffset: t.LastStableOffset})
 }
 
 // Targets returns the partitions of store as cleaner targets, optionally

@@ -160,7 +160,13 @@ type memCleaned struct {
 	base    int64
 	data    []byte
 	aborted bool
+	txns    []AbortedTxn
 }
+
+func (c *memCleaned) AddAbortedTxn(t AbortedTxn) { c.txns = append(c.txns, t) }
+
+// AbortedTxns: a memTarget holds no aborted transactions.
+func (m *memTarget) AbortedTxns(from, to int64) []AbortedTxn { return nil }
 
 func (c *memCleaned) AppendBatch(raw []byte) error { c.data = append(c.data, raw...); return nil }
 func (c *memCleaned) Size() int64                  { return int64(len(c.data)) }

@@ -212,9 +212,10 @@ func (c *Cleaner) cleanGroup(log Target, group []partlog.Segment, legacyHorizon 
 
 func (c *Cleaner) writeGroup(log Target, group []partlog.Segment, legacyHorizon int64, cleaned Cleaned, st *Stats) error {
 	var out []byte
+	c.filter.txns.cleaned = cleaned
 	for _, seg := range group {
+		c.filter.txns.add(log.AbortedTxns(seg.Base, seg.Next))
 		c.filter.rule.retainLegacyDeletes = log.SegmentModTime(seg).UnixMilli() > legacyHorizon
-		c.filter.visible = func(h *record.BatchHeader) (map[int64]bool, error) { return visibleOffsets(log, seg, h) }
 		err := c.eachBatch(log, seg, st, func(b *record.Batch) (bool, error) {
 			var err error
 			if out, err = c.filter.batch(out[:0], b); err != nil || len(out) == 0 {
@@ -227,23 +228,6 @@ func (c *Cleaner) writeGroup(log Target, group []partlog.Segment, legacyHorizon 
 		}
 	}
 	return nil
-}
-
-// visibleOffsets returns the offsets of h's records that a consumer of seg
-// sees (Read skips aborted transactions).
-func visibleOffsets(log Target, seg partlog.Segment, h *record.BatchHeader) (map[int64]bool, error) {
-	vis := map[int64]bool{}
-	err := log.Read(seg, h.BaseOffset, func(r *record.Record) bool {
-		if r.Offset > h.LastOffset() {
-			return false
-		}
-		vis[r.Offset] = true
-		return true
-	})
-	if err != nil {
-		return nil, fmt.Errorf("find aborted records of batch %d in %s: %w", h.BaseOffset, segmentName(log, seg), err)
-	}
-	return vis, nil
 }
 
 // firstBatchTimestamp reads the max timestamp of seg's first batch (-1 if

@@ -31,11 +31,21 @@ type Target interface {
 	NewCleaned(base int64) (Cleaned, error)
 	// Replace swaps cleaned in for old (crash-safe, see logstore).
 	Replace(cleaned []Cleaned, old []partlog.Segment) error
+	// AbortedTxns returns the aborted transactions (the .txnindex entries)
+	// overlapping [from, to), by first offset.
+	AbortedTxns(from, to int64) []AbortedTxn
+}
+
+// AbortedTxn is one aborted transaction, as a .txnindex entry holds it.
+type AbortedTxn struct {
+	ProducerID, FirstOffset, LastOffset, LastStableOffset int64
 }
 
 // Cleaned is a cleaned segment being written.
 type Cleaned interface {
 	AppendBatch(raw []byte) error
+	// AddAbortedTxn keeps an aborted transaction in its .txnindex.
+	AddAbortedTxn(t AbortedTxn)
 	Size() int64
 	Abort() error
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/partfs/partfs/compact"
 	"github.com/partfs/partfs/logstore"
@@ -104,4 +105,96 @@ func TestAbortedTransactionsNeverWin(t *testing.T) {
 	if got := fmt.Sprint(readAll(t, l)); got != want {
 		t.Fatalf("after reopening a consumer sees %s, want %s", got, want)
 	}
+}
+
+// batchesOf lists the batches of a segment file as "offset:kind" (kind d
+// data, a ABORT marker, c COMMIT marker, e empty).
+func batchesOf(t *testing.T, path string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := record.NewBytesScanner(raw, path)
+	var out []string
+	for sc.Next() {
+		h := sc.Batch().Header
+		kind := "d"
+		switch {
+		case h.NumRecords == 0:
+			kind = "e"
+		case h.IsControl():
+			kind = "a"
+		}
+		if h.IsControl() && h.NumRecords > 0 {
+			if _, ok := h.DeleteHorizon(); ok {
+				kind += "h"
+			}
+		}
+		out = append(out, fmt.Sprintf("%d:%s", h.BaseOffset, kind))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(out)
+}
+
+// TestCleanerRetiresAbortedTransactionsAsKafka follows Kafka's cleaner over
+// three passes of an aborted transaction whose producer has expired: the
+// first deletes the emptied aborted batch and keeps the ABORT marker with
+// its transaction in the cleaned segment's .txnindex; the second finds no
+// batch of it left and gives the marker a delete horizon (no .txnindex
+// entry any more); the third, past the horizon, retires the marker.
+func TestCleanerRetiresAbortedTransactionsAsKafka(t *testing.T) {
+	dir := t.TempDir()
+	writeTxnPartition(t, dir)
+	opts := logstore.Options{NoBackground: true, Defaults: map[string]string{"cleanup.policy": "compact"}}
+	st, err := logstore.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l, _ := st.Log("t", 0)
+	seg := filepath.Join(dir, "t-0", "00000000000000000000")
+	want := "[{0 K good false} {3 J j false} {4 X x false}]"
+	now := int64(10 * compact.DefaultProducerIDExpirationMs)
+	for i, c := range []struct {
+		at      int64
+		batches string
+		txn     []byte
+	}{
+		{now, "[0:d 2:a 3:d]", txnEntry(5, 1, 2, 1)},
+		{now, "[0:d 2:ah 3:d]", nil},
+		{now + 86_400_000, "[0:d 3:d]", nil},
+	} {
+		if err := l.SetCleanerCheckpoint(0); err != nil {
+			t.Fatal(err)
+		}
+		cl := compact.NewCleaner(compact.Options{DedupeBufferSize: 1 << 16, Now: func() time.Time { return time.UnixMilli(c.at) }})
+		if sum, err := cl.CleanAll(compact.Targets(st), true); err != nil || sum.Cleaned != 1 {
+			t.Fatalf("pass %d: %v %+v", i+1, err, sum)
+		}
+		if got := batchesOf(t, seg+".log"); got != c.batches {
+			t.Fatalf("pass %d: batches %s, want %s", i+1, got, c.batches)
+		}
+		got, err := os.ReadFile(seg + ".txnindex")
+		if os.IsNotExist(err) {
+			err = nil
+		}
+		if err != nil || string(got) != string(c.txn) {
+			t.Fatalf("pass %d: .txnindex %x %v, want %x", i+1, got, err, c.txn)
+		}
+		if got := fmt.Sprint(readAll(t, l)); got != want {
+			t.Fatalf("pass %d: a consumer sees %s, want %s", i+1, got, want)
+		}
+	}
+}
+
+func txnEntry(pid, first, last, lso int64) []byte {
+	e := make([]byte, 34)
+	binary.BigEndian.PutUint64(e[2:], uint64(pid))
+	binary.BigEndian.PutUint64(e[10:], uint64(first))
+	binary.BigEndian.PutUint64(e[18:], uint64(last))
+	binary.BigEndian.PutUint64(e[26:], uint64(lso))
+	return e
 }

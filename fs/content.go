@@ -27,6 +27,9 @@ type contentNode struct {
 	gen   func() ([]byte, error)
 	apply func(lines []byte) error
 	sync  func() error // fsync: make the partition durable (nil: nothing to do)
+	// live content only grows: an open file's stat and a read past what it
+	// has render it again, so `tail -f` follows it.
+	live bool
 
 	mu   sync.Mutex
 	last snapshot // REQUIRES: mu held; the latest rendering
@@ -79,7 +82,15 @@ func newConfigNode(f *FS, topic string, lg *logrus.Entry) *contentNode {
 			if err != nil || len(kvs) == 0 {
 				return err
 			}
-			return f.opt.Store.SetTopicConfig(topic, kvs)
+			if err := f.opt.Store.SetTopicConfig(topic, kvs); err != nil {
+				return err
+			}
+			changes := make([]string, len(kvs))
+			for i, kv := range kvs {
+				changes[i] = kv.Key + "=" + kv.Value
+			}
+			lg.WithField("changes", strings.Join(changes, " ")).Info("topic configuration changed")
+			return nil
 		},
 	}
 }
@@ -108,7 +119,11 @@ func (n *contentNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse
 	defer guard(n.lg, "getattr", &errno)
 	snap, ok := snapshot{}, false
 	if h, isOurs := fh.(*contentHandle); isOurs {
-		snap, ok = h.snap, true
+		var err error
+		if snap, err = h.current(0); err != nil {
+			return fail(n.lg, "getattr", err)
+		}
+		ok = true
 	}
 	if !ok {
 		var err error
@@ -179,8 +194,28 @@ func (h *contentHandle) Fsync(ctx context.Context, flags uint32) (errno syscall.
 	return 0
 }
 
-func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	data := h.snap.data
+// current returns what the open file reads: for live content wanting
+// bytes up to end (0: any), rendered again when it holds fewer.
+func (h *contentHandle) current(end int64) (snapshot, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.n.live && (end == 0 || end > int64(len(h.snap.data))) {
+		snap, err := h.n.render()
+		if err != nil {
+			return snapshot{}, err
+		}
+		h.snap = snap
+	}
+	return h.snap, nil
+}
+
+func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.ReadResult, errno syscall.Errno) {
+	defer guard(h.n.lg, "read", &errno)
+	snap, err := h.current(off + int64(len(dest)))
+	if err != nil {
+		return nil, fail(h.n.lg, "read", err)
+	}
+	data := snap.data
 	if off >= int64(len(data)) {
 		return fuse.ReadResultData(nil), 0
 	}

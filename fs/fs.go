@@ -49,6 +49,8 @@ type FS struct {
 	parts map[partID]*part // REQUIRES: mu held
 
 	stopSaver func() // stops the periodic sidecar saver (set by Mount)
+
+	groups groupsView // .groups
 }
 
 type partID struct {
@@ -67,7 +69,9 @@ func New(opt Options) *FS {
 	if opt.Logger == nil {
 		opt.Logger = logrus.NewEntry(logrus.StandardLogger())
 	}
-	return &FS{opt: opt, lg: opt.Logger, ro: opt.Store.ReadOnly(), start: opt.Now(), parts: map[partID]*part{}}
+	f := &FS{opt: opt, lg: opt.Logger, ro: opt.Store.ReadOnly(), start: opt.Now(), parts: map[partID]*part{}}
+	f.groups.f = f
+	return f
 }
 
 // Root returns the root node for go-fuse.
@@ -186,6 +190,9 @@ type part struct {
 
 	keyOnce sync.Once
 	keys    KeyLookup
+
+	decodedOnce sync.Once
+	dec         *decodedView // of an internal topic's partition
 }
 
 func (f *FS) part(topic string, n int) (*part, error) {

@@ -45,6 +45,9 @@ func (n *partNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.At
 
 func (n *partNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	ents := partEntries
+	if n.p.decoded() != nil {
+		ents = append(slices.Clip(ents), fuse.DirEntry{Name: decodedName, Mode: syscall.S_IFREG})
+	}
 	if _, ok := n.p.segmentFiler(); ok {
 		ents = append(slices.Clip(ents), segmentsEntry)
 	}
@@ -78,6 +81,12 @@ func (n *partNode) childMaker(name string) (func() gofs.InodeEmbedder, uint32) {
 	case "segments":
 		if sf, ok := p.segmentFiler(); ok {
 			return func() gofs.InodeEmbedder { return &segmentsDir{fixedDir: fixedDir{p}, p: p, files: sf} }, syscall.S_IFDIR
+		}
+	case decodedName:
+		if v := p.decoded(); v != nil {
+			return func() gofs.InodeEmbedder {
+				return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", name), gen: v.content, sync: p.log.Sync, live: true}
+			}, syscall.S_IFREG
 		}
 	case "stat":
 		return func() gofs.InodeEmbedder {

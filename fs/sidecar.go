@@ -130,7 +130,10 @@ func (ly *layout) save() error {
 	if _, err := ly.end(plainKind); err != nil {
 		return err
 	}
-	if err := ly.log.SaveSidecar(sidecarName, encodeSidecar(ly.segs)); err != nil {
+	if err := ly.log.SaveSidecar(sidecarName, encodeSidecar(ly.segs)); errors.Is(err, partlog.ErrReadOnly) {
+		ly.dirty = false // a partition the store never writes (a KRaft metadata log)
+		return nil
+	} else if err != nil {
 		return fmt.Errorf("save %s of %s-%d: %w", sidecarName, ly.log.Topic(), ly.log.Partition(), err)
 	}
 	ly.dirty = false

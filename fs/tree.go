@@ -10,6 +10,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/internaltopic"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -58,6 +59,11 @@ func (n *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 			return &contentNode{fsys: n.fsys, lg: lg, gen: n.fsys.metricsText}
 		}), 0
 	}
+	if name == groupsName {
+		return child(ctx, n.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
+			return &groupsDir{f: n.fsys}
+		}), 0
+	}
 	if !validTopic(name) {
 		return nil, fail(lg, "lookup", fmt.Errorf("topic name %q: %w", name, partlog.ErrInvalid))
 	}
@@ -71,6 +77,9 @@ func (n *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 
 func (n *rootNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	ents := []fuse.DirEntry{{Name: metricsName, Mode: syscall.S_IFREG}}
+	if _, err := n.fsys.opt.Store.Partitions(internaltopic.ConsumerOffsetsName); err == nil {
+		ents = append(ents, fuse.DirEntry{Name: groupsName, Mode: syscall.S_IFDIR})
+	}
 	for _, t := range n.fsys.opt.Store.Topics() {
 		ents = append(ents, fuse.DirEntry{Name: t, Mode: syscall.S_IFDIR})
 	}

@@ -40,6 +40,7 @@ type indexFile struct {
 	time     bool
 	entries  []indexEntry
 	trailing int // bytes after the last whole entry
+	zeroTail int // bytes of the all-zero entries that end the file, preallocated and unused
 }
 
 // DumpIndex prints the entries of an .index or .timeindex file like
@@ -67,10 +68,29 @@ func DumpIndex(w io.Writer, file string, opt DumpOptions) error {
 	if err := printProblems(w, problems, opt.JSON); err != nil {
 		return err
 	}
+	if !opt.JSON {
+		if _, err := fmt.Fprintln(w, verdict(x, problems)); err != nil {
+			return err
+		}
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%s: %d problems: %w", file, len(problems), ErrIndexMismatch)
 	}
 	return nil
+}
+
+// verdict is the line that ends a text --verify-index dump.
+func verdict(x *indexFile, problems []IndexProblem) string {
+	s := fmt.Sprintf("Verified %d entries against %020d.log: ", len(x.entries), x.base)
+	if len(problems) == 0 {
+		s += "all match"
+	} else {
+		s += fmt.Sprintf("%d problems: the index does not match the log", len(problems))
+	}
+	if x.zeroTail > 0 {
+		s += fmt.Sprintf(" (then %d bytes of preallocated zero entries, unused)", x.zeroTail)
+	}
+	return s
 }
 
 // VerifyIndex checks an .index or .timeindex against the .log beside it
@@ -95,7 +115,10 @@ func baseOffsetOf(path string) (int64, error) {
 }
 
 // readIndexFile reads and decodes an index file, cut at the first
-// repeated base-offset entry as kafka-dump-log does.
+// all-zero entry (the preallocated, unused tail of an active or uncleanly
+// closed segment's index, which Kafka's loader accepts; no rule of Kafka's
+// writes such an entry) or at the first repeated base-offset entry, as
+// kafka-dump-log does.
 func readIndexFile(path string) (*indexFile, error) {
 	base, err := baseOffsetOf(path)
 	if err != nil {
@@ -115,6 +138,10 @@ func readIndexFile(path string) (*indexFile, error) {
 	}
 	x.trailing = len(data) % size
 	for i := 0; i+size <= len(data); i += size {
+		if allZero(data[i : i+size]) {
+			x.zeroTail = len(data) - x.trailing - i
+			break
+		}
 		e := x.decode(data[i : i+size])
 		if i > 0 && x.offsetOf(e) == base {
 			break
@@ -122,6 +149,15 @@ func readIndexFile(path string) (*indexFile, error) {
 		x.entries = append(x.entries, e)
 	}
 	return x, nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (x *indexFile) decode(b []byte) indexEntry {

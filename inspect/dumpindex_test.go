@@ -119,12 +119,20 @@ func TestDumpIndexStopsAtPreallocatedZeros(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(dir, "00000000000000000040.index")); fi.Size() != 1<<16 {
 		t.Fatalf("index not preallocated: %d", fi.Size())
 	}
+	verdict := func(suffix string, entries, entrySize int) string {
+		fi, err := os.Stat(filepath.Join(dir, "00000000000000000040"+suffix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail := int(fi.Size()) - int(fi.Size())%entrySize - entries*entrySize
+		return fmt.Sprintf("Verified %d entries against 00000000000000000040.log: all match (then %d bytes of preallocated zero entries, unused)\n", entries, tail)
+	}
 	got, err := dump(t, filepath.Join(dir, "00000000000000000040.index"), DumpOptions{VerifyIndex: true})
-	if err != nil || got != strings.Join(wantO, "\n")+"\n" {
+	if err != nil || got != strings.Join(wantO, "\n")+"\n"+verdict(".index", len(wantO), 8) {
 		t.Fatalf("offset dump (%v):\n%s\nwant:\n%s", err, got, strings.Join(wantO, "\n"))
 	}
 	got, err = dump(t, filepath.Join(dir, "00000000000000000040.timeindex"), DumpOptions{VerifyIndex: true})
-	if err != nil || got != strings.Join(wantT, "\n")+"\n" {
+	if err != nil || got != strings.Join(wantT, "\n")+"\n"+verdict(".timeindex", len(wantT), 12) {
 		t.Fatalf("time dump (%v):\n%s\nwant:\n%s", err, got, strings.Join(wantT, "\n"))
 	}
 }
@@ -169,7 +177,8 @@ func TestDumpIndexReportsMismatchesLikeKafka(t *testing.T) {
 	if !errors.Is(err, ErrIndexMismatch) {
 		t.Fatalf("err %v", err)
 	}
-	want := fmt.Sprintf("Mismatches in :%s\n  Index offset: %d, log offset: %d\n", idx, rel, batches[0].LastOffset())
+	want := fmt.Sprintf("Mismatches in :%s\n  Index offset: %d, log offset: %d\nVerified %d entries against 00000000000000000000.log: 1 problems: the index does not match the log\n",
+		idx, rel, batches[0].LastOffset(), len(data)/8)
 	if !strings.HasSuffix(got, want) {
 		t.Fatalf("output:\n%s\nwant suffix:\n%s", got, want)
 	}

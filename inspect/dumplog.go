@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/partfs/partfs/internaltopic"
 	"github.com/partfs/partfs/record"
 )
 
@@ -61,7 +62,7 @@ func (d *logDumper) dump(s *record.Scanner, size int64, file string) error {
 		if !d.opt.JSON {
 			d.writeLine(appendBatchLine(d.buf[:0], b))
 		}
-		if d.opt.JSON || d.opt.PrintData {
+		if d.opt.JSON || d.opt.PrintData || d.opt.Decoder != internaltopic.None {
 			if err := d.records(b); err != nil {
 				return err
 			}
@@ -83,9 +84,9 @@ func (d *logDumper) writeLine(line []byte) {
 func (d *logDumper) records(b *record.Batch) error {
 	return d.dec.Records(b, func(r *record.Record) bool {
 		if d.opt.JSON {
-			d.writeLine(appendRecordJSON(d.buf[:0], b, r))
+			d.writeLine(appendRecordJSON(d.buf[:0], b, r, d.opt.Decoder))
 		} else {
-			d.writeLine(appendRecordLine(d.buf[:0], b, r))
+			d.writeLine(appendRecordLine(d.buf[:0], b, r, d.opt.Decoder))
 		}
 		return true
 	})
@@ -93,7 +94,9 @@ func (d *logDumper) records(b *record.Batch) error {
 
 // appendRecordJSON writes the dump's JSON object: the batch fields, then
 // record.AppendJSON's fields.
-func appendRecordJSON(dst []byte, b *record.Batch, r *record.Record) []byte {
+// With a decoder, "decoded" holds the record as the internal topic's
+// schemas read it (internaltopic.Topic.AppendJSON).
+func appendRecordJSON(dst []byte, b *record.Batch, r *record.Record, dec internaltopic.Topic) []byte {
 	h := &b.Header
 	dst = append(dst, `{"batch_offset":`...)
 	dst = strconv.AppendInt(dst, h.BaseOffset, 10)
@@ -108,6 +111,11 @@ func appendRecordJSON(dst []byte, b *record.Batch, r *record.Record) []byte {
 	at := len(dst)
 	dst = record.AppendJSON(dst, r)
 	dst[at] = ',' // AppendJSON's opening brace joins the batch fields
+	if dec != internaltopic.None && !h.IsControl() {
+		dst = append(dst[:len(dst)-1], `,"decoded":`...)
+		dst = dec.AppendJSON(dst, r)
+		dst = append(dst, '}')
+	}
 	return dst
 }
 
@@ -125,8 +133,9 @@ func appendBatchLine(dst []byte, b *record.Batch) []byte {
 		b.Pos, timestampType(h), h.MaxTimestamp, h.Size(), h.Magic, h.Codec(), h.CRC)
 }
 
-// appendRecordLine writes kafka-dump-log's "| offset: ..." record line.
-func appendRecordLine(dst []byte, b *record.Batch, r *record.Record) []byte {
+// appendRecordLine writes kafka-dump-log's "| offset: ..." record line;
+// with a decoder, key and payload are the decoded JSON of each.
+func appendRecordLine(dst []byte, b *record.Batch, r *record.Record, dec internaltopic.Topic) []byte {
 	h := &b.Header
 	dst = fmt.Appendf(dst, "| offset: %d %s: %d keySize: %d valueSize: %d",
 		r.Offset, timestampType(h), r.Timestamp, size(r.Key), size(r.Value))
@@ -142,6 +151,9 @@ func appendRecordLine(dst []byte, b *record.Batch, r *record.Record) []byte {
 	}
 	if h.IsControl() {
 		return appendControl(dst, r)
+	}
+	if dec != internaltopic.None {
+		return appendDecoded(dst, dec, r)
 	}
 	if r.Key != nil {
 		dst = append(append(dst, " key: "...), r.Key...)
@@ -204,4 +216,28 @@ func sequence(h *record.BatchHeader, offset int64) int32 {
 		return -1
 	}
 	return int32((int64(h.BaseSequence) + offset - h.BaseOffset) & 0x7fffffff)
+}
+
+// appendDecoded writes " key: K payload: V" with K and V decoded, as
+// kafka-dump-log's decoders do; a record that does not decode gets
+// " decodeError: ..." and its raw key and payload.
+func appendDecoded(dst []byte, dec internaltopic.Topic, r *record.Record) []byte {
+	d, err := dec.Decode(r.Key, r.Value)
+	if err != nil {
+		dst = fmt.Appendf(dst, " decodeError: %v", err)
+		if r.Key != nil {
+			dst = append(append(dst, " key: "...), r.Key...)
+		}
+		if r.Value != nil {
+			dst = append(append(dst, " payload: "...), r.Value...)
+		}
+		return dst
+	}
+	dst = fmt.Appendf(dst, " type: %s", d.Type)
+	if d.Key != nil {
+		dst = append(dst, " key: "...)
+		dst = internaltopic.AppendValue(dst, d.Key)
+	}
+	dst = append(dst, " payload: "...)
+	return internaltopic.AppendValue(dst, d.Value)
 }

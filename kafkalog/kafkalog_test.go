@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
@@ -183,4 +185,151 @@ func writeTxnLayout(t *testing.T, c *kfake.Cluster) {
 	txn("a", []int{2, 3}, kgo.TryAbort)
 	txn("b", []int{5, 6}, kgo.TryCommit)
 	produce(plain, 8)
+}
+
+// TestLeaderMovesAndFaults: appends go on while the leader moves and
+// produce requests fail, before the append (NOT_LEADER) and after it
+// (REQUEST_TIMED_OUT: the same batch goes again and the broker drops it
+// as a duplicate); every record is there once, in order.
+func TestLeaderMovesAndFaults(t *testing.T) {
+	c := cluster(t, kfake.NumBrokers(3))
+	s := open(t, c)
+	if err := s.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := s.Partition("t", 0)
+	const n = 60
+	for i := 0; i < n; i++ {
+		switch i % 3 {
+		case 0:
+			if err := c.MoveTopicPartition("t", 0, int32(i/3%3)); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Err: kerr.NotLeaderForPartition})
+		case 2:
+			c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Err: kerr.RequestTimedOut})
+		}
+		first, err := l.Append([]record.Record{{Value: []byte(fmt.Sprint(i))}, {Value: []byte(fmt.Sprint(i, "b"))}})
+		if err != nil || first != int64(2*i) {
+			t.Fatalf("append %d: first %d, %v", i, first, err)
+		}
+	}
+	got := readAll(t, l)
+	if len(got) != 2*n {
+		t.Fatalf("%d records, want %d", len(got), 2*n)
+	}
+	for i, r := range got {
+		want := fmt.Sprint(i / 2)
+		if i%2 == 1 {
+			want += "b"
+		}
+		if r.Offset != int64(i) || string(r.Value) != want {
+			t.Fatalf("record %d: offset %d value %q, want %q", i, r.Offset, r.Value, want)
+		}
+	}
+}
+
+// batches returns the number of record batches the partition holds and
+// their codecs, from a raw fetch.
+func batches(t *testing.T, l *Log) (int, []record.Codec) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p, _, err := l.fetch(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := record.NewBytesScanner(p.RecordBatches, "fetch")
+	n, codecs := 0, []record.Codec{}
+	for sc.Next() {
+		n++
+		codecs = append(codecs, sc.Batch().Header.Codec())
+	}
+	return n, codecs
+}
+
+// TestAppendBatches: an append is one batch, in the topic's codec, where
+// it fits max.message.bytes; a larger one is several batches, contiguous;
+// a record too large alone is ErrTooLarge with nothing appended.
+func TestAppendBatches(t *testing.T) {
+	s := open(t, cluster(t))
+	recs := make([]record.Record, 1000)
+	for i := range recs {
+		recs[i].Value = bytes.Repeat([]byte{byte('a' + i%26)}, 100)
+	}
+	for _, c := range []struct {
+		topic, codec string
+		maxMsg       string
+		batches      int
+	}{
+		{"one", "producer", "", 1},
+		{"gz", "gzip", "", 1},
+		{"split", "producer", "50000", 3},
+		{"zsplit", "zstd", "50000", 1}, // compresses into one batch within the limit
+	} {
+		if err := s.CreateTopic(c.topic); err != nil {
+			t.Fatal(err)
+		}
+		kv := []partlog.KV{{Key: "compression.type", Value: c.codec}}
+		if c.maxMsg != "" {
+			kv = append(kv, partlog.KV{Key: "max.message.bytes", Value: c.maxMsg})
+		}
+		if err := s.SetTopicConfig(c.topic, kv); err != nil {
+			t.Fatal(err)
+		}
+		pl, _ := s.Partition(c.topic, 0)
+		l := pl.(*Log)
+		if first, err := l.Append(recs); err != nil || first != 0 {
+			t.Fatalf("%s: append: %d %v", c.topic, first, err)
+		}
+		n, codecs := batches(t, l)
+		want, _ := codecOf(c.codec)
+		if n < c.batches || (c.batches == 1 && n != 1) || codecs[0] != want {
+			t.Errorf("%s: %d batches %v, want %d in %s", c.topic, n, codecs, c.batches, c.codec)
+		}
+		if got := readAll(t, l); len(got) != len(recs) || got[len(got)-1].Offset != int64(len(recs)-1) {
+			t.Errorf("%s: %d records read back", c.topic, len(got))
+		}
+		t.Logf("%s: 1000 records of 100 bytes, max.message.bytes %q: %d batches", c.topic, c.maxMsg, n)
+	}
+	pl, _ := s.Partition("split", 0)
+	_, err := pl.Append([]record.Record{{Value: []byte("ok")}, {Value: bytes.Repeat([]byte("x"), 60000)}})
+	if !errors.Is(err, partlog.ErrTooLarge) || pl.EndOffset() != 1000 {
+		t.Fatalf("a record over max.message.bytes: %v, end %d", err, pl.EndOffset())
+	}
+}
+
+// TestLogAppendTime: under message.timestamp.type=LogAppendTime partfs
+// sends its batches as CreateTime and leaves the stamping to the broker,
+// as Kafka's producer does; a Kafka broker then stamps them and reads give
+// the append time (record's decoder applies the attribute). kfake does not
+// apply LogAppendTime (and breaks the CRC of a batch that asks for it),
+// so here the records keep the time they were given.
+func TestLogAppendTime(t *testing.T) {
+	s := open(t, cluster(t))
+	if err := s.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetTopicConfig("t", []partlog.KV{{Key: "message.timestamp.type", Value: "LogAppendTime"}}); err != nil {
+		t.Fatal(err)
+	}
+	pl, _ := s.Partition("t", 0)
+	l := pl.(*Log)
+	if _, err := l.Append([]record.Record{{Value: []byte("a"), Timestamp: 1000}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p, _, err := l.fetch(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := record.ParseHeader(p.RecordBatches)
+	if err != nil || h.LogAppendTime() {
+		t.Fatalf("the batch as stored: %+v %v, want CreateTime", h, err)
+	}
+	if got := readAll(t, l); len(got) != 1 || got[0].Timestamp != 1000 {
+		t.Fatalf("read back %+v", got)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"sync"
 
+	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -90,10 +91,9 @@ func (a *appender) encode(recs []record.Record, conf *topicConf, now int64) ([]i
 	if err != nil {
 		return nil, err
 	}
+	// Under LogAppendTime the broker stamps the batch, as it does for
+	// Kafka's own producer: the batch goes as CreateTime.
 	opt := record.BatchOptions{DefaultTimestampMs: now}
-	if conf.logAppendTime {
-		opt.LogAppendTime, opt.LogAppendTimeMs = true, now
-	}
 	limit := conf.maxMessage
 	plan := limit
 	if codec != record.None {
@@ -117,11 +117,33 @@ func (a *appender) encode(recs []record.Record, conf *topicConf, now int64) ([]i
 		prev = end
 	}
 	if codec != record.None {
+		if len(counts) > 1 && int64(len(a.buf)) <= wholeTry*limit && a.whole(recs, opt, codec, limit) {
+			return []int32{int32(len(recs))}, nil
+		}
 		if err := a.compress(recs, counts, opt, codec, limit); err != nil {
 			return nil, err
 		}
 	}
 	return counts, nil
+}
+
+// wholeTry bounds the compressed appends first encoded as one batch: one
+// of more than this many times the limit uncompressed would need better
+// compression than that to fit.
+const wholeTry = 4
+
+// whole encodes recs as one compressed batch into a.buf if it fits limit.
+// REQUIRES: a.mu held.
+func (a *appender) whole(recs []record.Record, opt record.BatchOptions, codec record.Codec, limit int64) bool {
+	opt.Codec = codec
+	out, err := a.enc.AppendBatch(a.cut[:0], 0, recs, opt)
+	a.cut = out
+	if err != nil || int64(len(out)) > limit {
+		return false
+	}
+	a.buf, a.cut = a.cut, a.buf
+	a.ends = append(a.ends[:0], len(a.buf))
+	return true
 }
 
 // compress re-encodes the planned batches with codec. REQUIRES: a.mu held.
@@ -206,6 +228,8 @@ func (l *Log) produce(batch []byte, n int32) (int64, error) {
 			default:
 				fresh = true
 			}
+			l.s.opt.Logger.WithFields(logrus.Fields{"broker": addr, "topic": l.topic, "partition": l.part, "try": try}).
+				WithError(err).Debug("produce again")
 			if err := pause(ctx, try); err != nil {
 				return err
 			}

@@ -57,6 +57,10 @@ func Open(opt Options) (*Store, error) {
 	s := &Store{opt: opt, cl: cl, adm: kadm.NewClient(cl), logs: map[partKey]*Log{}, confs: map[string]*topicConf{}}
 	if err := s.call(where{broker: s.seeds(), partition: -1}, "metadata", func(ctx context.Context) error { return s.refresh(ctx) }); err != nil {
 		cl.Close()
+		if opt.SASL != "" {
+			// a refused login often shows only as a closed connection
+			err = fmt.Errorf("SASL %s as %q (is the password right?): %w", opt.SASL, opt.User, err)
+		}
 		return nil, err
 	}
 	if s.opt.CacheDir == "" {
@@ -337,10 +341,9 @@ func (s *Store) Close() error {
 
 // topicConf is what an append needs of its topic's configuration.
 type topicConf struct {
-	maxMessage    int64
-	codec         string
-	logAppendTime bool
-	at            time.Time
+	maxMessage int64
+	codec      string
+	at         time.Time
 }
 
 // confMaxAge is how long an append uses a topic's configuration before
@@ -368,8 +371,6 @@ func (s *Store) appendConf(topic string) (*topicConf, error) {
 			}
 		case "compression.type":
 			c.codec = kv.Value
-		case "message.timestamp.type":
-			c.logAppendTime = kv.Value == "LogAppendTime"
 		}
 	}
 	s.mu.Lock()

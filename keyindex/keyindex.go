@@ -179,7 +179,7 @@ func (x *Index) readAt(off int64, key []byte) (record.Record, readState, error) 
 		if r.Offset == off {
 			state = otherKey
 			if bytes.Equal(r.Key, key) {
-				state, rec = same, clone(r)
+				state, rec = same, r.Clone()
 			}
 		}
 		return false
@@ -200,7 +200,7 @@ func (x *Index) scanFor(key []byte) (record.Record, bool, error) {
 	for _, seg := range segs {
 		err := x.log.Read(seg, seg.Base, func(r *record.Record) bool {
 			if bytes.Equal(r.Key, key) {
-				rec, found = clone(r), true
+				rec, found = r.Clone(), true
 			}
 			return true
 		})
@@ -209,23 +209,4 @@ func (x *Index) scanFor(key []byte) (record.Record, bool, error) {
 		}
 	}
 	return rec, found, nil
-}
-
-// clone copies r out of the reader's buffers.
-func clone(r *record.Record) record.Record {
-	c := record.Record{Offset: r.Offset, Timestamp: r.Timestamp, Key: cloneBytes(r.Key), Value: cloneBytes(r.Value)}
-	if len(r.Headers) > 0 {
-		c.Headers = make([]record.Header, len(r.Headers))
-		for i, h := range r.Headers {
-			c.Headers[i] = record.Header{Key: h.Key, Value: cloneBytes(h.Value)}
-		}
-	}
-	return c
-}
-
-func cloneBytes(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append(make([]byte, 0, len(b)), b...)
 }

@@ -77,6 +77,9 @@ func (st *Store) writeCheckpoints() error {
 	hw := map[checkpoint.TopicPartition]int64{}
 	cl := map[checkpoint.TopicPartition]int64{}
 	for tp, c := range st.kept {
+		if tp.Topic == metadataTopic {
+			continue
+		}
 		if c.hasRecoveryPoint {
 			rp[tp] = c.recoveryPoint
 		}
@@ -88,6 +91,9 @@ func (st *Store) writeCheckpoints() error {
 		}
 	}
 	for _, l := range st.Logs() {
+		if l.topic == metadataTopic {
+			continue
+		}
 		tp := checkpoint.TopicPartition{Topic: l.topic, Partition: l.partition}
 		l.mu.Lock()
 		rp[tp] = l.recoveryPoint

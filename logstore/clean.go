@@ -6,8 +6,10 @@ import (
 	"os"
 	"sort"
 
+	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // CleanedSegment is a segment the log cleaner writes beside the log as
@@ -17,6 +19,26 @@ type CleanedSegment struct {
 	l    *Log
 	seg  *segment
 	done bool
+	txns []byte // .txnindex entries of the aborted transactions it keeps
+}
+
+// AbortedTxn is one aborted transaction (a .txnindex entry).
+type AbortedTxn = index.AbortedTxn
+
+// AbortedTxns returns the aborted transactions that overlap [from, to),
+// in order of their first offsets.
+func (l *Log) AbortedTxns(from, to int64) []AbortedTxn {
+	var out []AbortedTxn
+	for _, t := range l.abortedIn(from, to) {
+		out = append(out, AbortedTxn{ProducerID: t.pid, FirstOffset: t.first, LastOffset: t.last, LastStableOffset: t.lso})
+	}
+	return out
+}
+
+// AddAbortedTxn records an aborted transaction the cleaned segment keeps
+// in its .txnindex.
+func (c *CleanedSegment) AddAbortedTxn(t AbortedTxn) {
+	c.txns = index.AppendTxnEntry(c.txns, t)
 }
 
 // NewCleanedSegment creates the .cleaned files of a segment at base.
@@ -71,7 +93,7 @@ func (c *CleanedSegment) Abort() error {
 	}
 	c.done = true
 	err := c.seg.closeFiles()
-	for _, kind := range []string{logSuffix, indexSuffix, timeIndexSuffix} {
+	for _, kind := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
 		if e := c.l.fs.Remove(segmentPath(c.l.dir, c.seg.base, kind) + cleanedSuffix); e != nil && !isNotExist(e) {
 			err = errors.Join(err, e)
 		}
@@ -85,6 +107,12 @@ func (c *CleanedSegment) finish(mtimeOf *segment) error {
 	s := c.seg
 	if err := errors.Join(s.seal(), s.syncFiles()); err != nil {
 		return err
+	}
+	if len(c.txns) > 0 {
+		path := segmentPath(c.l.dir, s.base, txnIndexSuffix) + cleanedSuffix
+		if err := vfs.WriteFileDurable(c.l.fs, path, c.txns); err != nil {
+			return err
+		}
 	}
 	if mtimeOf == nil {
 		return nil
@@ -230,13 +258,16 @@ func (l *Log) removeOldFiles(s *segment) error {
 	return l.markDeleted(s.base, "")
 }
 
-// renameSuffix renames a segment's three files from one operation suffix to
-// another.
+// renameSuffix renames a segment's files (its .txnindex where it has one)
+// from one operation suffix to another.
 func (l *Log) renameSuffix(base int64, from, to string) error {
 	var errs []error
-	for _, kind := range []string{indexSuffix, timeIndexSuffix, logSuffix} {
+	for _, kind := range []string{txnIndexSuffix, indexSuffix, timeIndexSuffix, logSuffix} {
 		p := segmentPath(l.dir, base, kind)
 		if err := l.fs.Rename(p+from, p+to); err != nil {
+			if kind == txnIndexSuffix && isNotExist(err) {
+				continue
+			}
 			errs = append(errs, fmt.Errorf("rename %s%s to %s: %w", p, from, to, err))
 		}
 	}

@@ -38,8 +38,13 @@ func (st *Store) loadAll() error {
 			parts[t] = append(parts[t], n)
 		}
 	}
+	var broker map[string]map[string]string
+	if ns, ok := parts[metadataTopic]; ok {
+		delete(parts, metadataTopic)
+		broker = st.brokerConfigs(st.loadTopic(metadataTopic, ns, overrides[metadataTopic], nil, cps))
+	}
 	for name, ns := range parts {
-		st.loadTopic(name, ns, overrides[name], cps)
+		st.loadTopic(name, ns, overrides[name], broker[name], cps)
 	}
 	return nil
 }
@@ -49,14 +54,19 @@ func (st *Store) loadAll() error {
 // reported; a bad value leaves the whole topic unopened (its files answer
 // EIO). A partition that fails to load is reported and left unopened while
 // the others open. Unopened partitions keep their checkpoint entries.
-func (st *Store) loadTopic(name string, ns []int, overrides map[string]string, cps rootCheckpoints) {
+// broker holds the topic's configuration from a KRaft metadata log, under
+// overrides.
+func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]string, cps rootCheckpoints) *topic {
 	if overrides == nil {
 		overrides = map[string]string{}
 	}
 	lg := st.logger.WithField("topic", name)
 	sort.Ints(ns)
-	t := &topic{name: name, overrides: overrides, logs: make([]*Log, ns[len(ns)-1]+1), unopened: map[int]error{}}
-	cfg, unknown, cfgErr := config.ApplyStored(st.base, overrides)
+	t := &topic{name: name, overrides: overrides, broker: broker, logs: make([]*Log, ns[len(ns)-1]+1), unopened: map[int]error{}}
+	if len(broker) > 0 {
+		lg.WithField("keys", len(broker)).Info("topic configuration from the metadata log")
+	}
+	cfg, unknown, cfgErr := config.ApplyStored(st.base, t.stored())
 	if len(unknown) > 0 {
 		lg.WithField("keys", strings.Join(unknown, ",")).
 			Warn("stored topic configuration has keys partfs does not know: kept, not applied")
@@ -84,12 +94,13 @@ func (st *Store) loadTopic(name string, ns []int, overrides map[string]string, c
 	st.mu.Lock()
 	st.topics[name] = t
 	st.mu.Unlock()
+	return t
 }
 
 // newLog builds an empty Log value for dir.
 func (st *Store) newLog(topic string, n int, dir string, cfg config.Topic) *Log {
 	return &Log{store: st, topic: topic, partition: n, dir: dir, fs: st.fs, now: st.opt.Now,
-		logger: st.logger.WithField("partition", partitionDirName(topic, n)), readOnly: st.opt.ReadOnly,
+		logger: st.logger.WithField("partition", partitionDirName(topic, n)), readOnly: st.opt.ReadOnly || topic == metadataTopic,
 		cfg: cfg, byID: map[uint64]*segment{}, changed: make(chan struct{}), lastFlush: st.opt.Now()}
 }
 

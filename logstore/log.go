@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"sync"
@@ -122,9 +123,24 @@ func (l *Log) notify() {
 // returns the first offset assigned.
 func (l *Log) Append(recs []record.Record) (int64, error) {
 	first, _, err := l.append(func(first int64, now time.Time) (int, error) {
+		if l.cfg.Compacted() {
+			for i := range recs {
+				if recs[i].Key == nil {
+					return 0, l.keylessError()
+				}
+			}
+		}
 		return l.encodeRecords(recs, first, now)
 	})
 	return first, err
+}
+
+// keylessError is Kafka's refusal of a record without a key on a
+// compacted topic ("Compacted topic cannot accept message without key").
+// REQUIRES: mu held.
+func (l *Log) keylessError() error {
+	return fmt.Errorf("append to %s: cleanup.policy=%s: a compacted topic cannot accept a record without a key: %w",
+		l.dir, l.cfg.CleanupPolicy, partlog.ErrInvalid)
 }
 
 // AppendLines appends, atomically, a record for each '\n'-terminated line
@@ -133,6 +149,9 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 // are encoded where they lie, with no record made for each.
 func (l *Log) AppendLines(chunks ...[]byte) (int64, int, error) {
 	return l.append(func(first int64, now time.Time) (int, error) {
+		if l.cfg.Compacted() && hasLine(chunks) {
+			return 0, l.keylessError()
+		}
 		return l.encodeLines(chunks, first, now)
 	})
 }
@@ -229,4 +248,14 @@ func wrapIOError(err error) error {
 		return fmt.Errorf("%w: %w", partlog.ErrNoSpace, err)
 	}
 	return err
+}
+
+// hasLine reports whether a chunk holds a complete line.
+func hasLine(chunks [][]byte) bool {
+	for _, c := range chunks {
+		if bytes.IndexByte(c, '\n') >= 0 {
+			return true
+		}
+	}
+	return false
 }

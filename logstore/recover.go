@@ -73,6 +73,9 @@ func (l *Log) recoverSegment(s *segment, active bool) error {
 		l.restartRebuild(s)
 		valid, _ = l.rebuild1(s, ce.Pos)
 	}
+	// Kafka's recover() keeps its own count; the segment's count for the
+	// next append starts at 0 as on any open (LogSegment).
+	s.bytesSinceIndex = 0
 	if err := s.finishIndexes(active && !l.readOnly); err != nil {
 		l.logger.WithError(err).WithField("segment", s.path).Error("cannot finish rebuilt indexes")
 	}

@@ -93,6 +93,9 @@ func (l *Log) readSegmentsSidecar() map[int64]sidecarSegment {
 // writeSegmentsSidecar records every segment's counts for the next clean
 // open. Segments not counted yet are recorded with -1 and counted lazily.
 func (l *Log) writeSegmentsSidecar() error {
+	if l.readOnly {
+		return nil
+	}
 	l.mu.Lock()
 	list := make([]sidecarSegment, 0, len(l.segs))
 	for _, s := range l.segs {

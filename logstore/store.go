@@ -46,9 +46,10 @@ type Store struct {
 type topic struct {
 	name      string
 	id        [16]byte
-	overrides map[string]string
-	logs      []*Log        // index = partition; nil for a missing or unopened partition
-	unopened  map[int]error // partitions found but not opened, and why (wraps ErrCorrupt)
+	overrides map[string]string // set through the mount (partfs-topics.json)
+	broker    map[string]string // from a KRaft broker's metadata log; overrides win
+	logs      []*Log            // index = partition; nil for a missing or unopened partition
+	unopened  map[int]error     // partitions found but not opened, and why (wraps ErrCorrupt)
 }
 
 var _ partlog.Store = (*Store)(nil)
@@ -266,4 +267,25 @@ func (st *Store) closeLogs() error {
 		errs = append(errs, l.close())
 	}
 	return errors.Join(errs...)
+}
+
+// stored returns the topic's stored settings: the broker's, then the
+// mount's over them.
+func (t *topic) stored() map[string]string {
+	return withOverrides(t.broker, t.overrides)
+}
+
+// withOverrides returns base with over's keys set over it.
+func withOverrides(base, over map[string]string) map[string]string {
+	if len(base) == 0 {
+		return over
+	}
+	out := make(map[string]string, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
 }

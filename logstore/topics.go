@@ -133,7 +133,7 @@ func (st *Store) createPartition(t *topic, n int) (*Log, error) {
 	if err := checkpoint.WriteLeaderEpochs(st.fs, filepath.Join(dir, leaderEpochFile), nil); err != nil {
 		return nil, err
 	}
-	cfg, err := st.topicConfig(t.overrides)
+	cfg, err := st.topicConfig(t.stored())
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (st *Store) TopicConfig(name string) ([]partlog.KV, error) {
 	t, ok := st.topics[name]
 	var overrides map[string]string
 	if ok {
-		overrides = t.overrides
+		overrides = t.stored()
 	}
 	st.mu.Unlock()
 	if !ok {
@@ -198,7 +198,7 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	for _, p := range kv {
 		next[p.Key] = p.Value
 	}
-	cfg, err := st.topicConfig(next)
+	cfg, err := st.topicConfig(withOverrides(t.broker, next))
 	if err != nil {
 		if errors.Is(err, partlog.ErrInvalid) || errors.Is(err, config.ErrInvalid) {
 			return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)

@@ -3,9 +3,9 @@ package logstore
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"sort"
 
+	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -15,28 +15,22 @@ import (
 type abortedTxn struct {
 	pid         int64
 	first, last int64
+	lso         int64 // the last stable offset when the transaction ended
 }
-
-const txnEntrySize = 34
 
 // parseTxnIndex reads the entries of a .txnindex file's bytes.
 func parseTxnIndex(b []byte, file string) ([]abortedTxn, error) {
-	if len(b)%txnEntrySize != 0 {
-		return nil, fmt.Errorf("%s: size %d is not a multiple of %d", file, len(b), txnEntrySize)
+	es, err := index.ParseTxnIndex(b, file)
+	out := make([]abortedTxn, len(es))
+	for i, e := range es {
+		out[i] = abortedTxn{pid: e.ProducerID, first: e.FirstOffset, last: e.LastOffset, lso: e.LastStableOffset}
 	}
-	out := make([]abortedTxn, 0, len(b)/txnEntrySize)
-	for p := 0; p < len(b); p += txnEntrySize {
-		e := b[p : p+txnEntrySize]
-		if e[0] != 0 {
-			return out, fmt.Errorf("%s: at position %d: unknown version %d", file, p, e[0])
-		}
-		out = append(out, abortedTxn{
-			pid:   int64(binary.BigEndian.Uint64(e[2:])),
-			first: int64(binary.BigEndian.Uint64(e[10:])),
-			last:  int64(binary.BigEndian.Uint64(e[18:])),
-		})
-	}
-	return out, nil
+	return out, err
+}
+
+// appendTxnEntry appends t as a .txnindex entry.
+func appendTxnEntry(dst []byte, t abortedTxn) []byte {
+	return index.AppendTxnEntry(dst, index.AbortedTxn{ProducerID: t.pid, FirstOffset: t.first, LastOffset: t.last, LastStableOffset: t.lso})
 }
 
 // addTxns merges entries into the log's sorted list. REQUIRES: mu held.
@@ -122,8 +116,20 @@ func (tt *txnTracker) observe(dec *record.Decoder, b *record.Batch) {
 	first, open := tt.ongoing[h.ProducerID]
 	delete(tt.ongoing, h.ProducerID)
 	if typ == controlAbort && open {
-		tt.found = append(tt.found, abortedTxn{pid: h.ProducerID, first: first, last: h.LastOffset()})
+		tt.found = append(tt.found, abortedTxn{pid: h.ProducerID, first: first, last: h.LastOffset(), lso: tt.stableAfter(h.LastOffset())})
 	}
+}
+
+// stableAfter is Kafka's last stable offset once a transaction ending at
+// marker completes (ProducerStateManager.lastStableOffset): the first
+// offset of the earliest transaction still open, else marker+1. REQUIRES:
+// the ending producer already removed from ongoing.
+func (tt *txnTracker) stableAfter(marker int64) int64 {
+	lso := marker + 1
+	for _, first := range tt.ongoing {
+		lso = min(lso, first)
+	}
+	return lso
 }
 
 // addFoundTxns merges the aborted transactions recovery found into the log
@@ -163,8 +169,8 @@ func containsTxn(ts []abortedTxn, t abortedTxn) bool {
 }
 
 // writeTxnIndexes appends entries to the .txnindex of the segment holding
-// each transaction's marker (Kafka's AbortedTxn format, lastStableOffset =
-// the transaction's first offset), so that a clean open finds them.
+// each transaction's marker (Kafka's AbortedTxn format), so that a clean
+// open finds them.
 // REQUIRES: mu held or the log not shared.
 func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	if l.readOnly {
@@ -173,12 +179,7 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	bySeg := map[int64][]byte{}
 	for _, t := range added {
 		s := l.segs[l.floorSegment(t.last)]
-		e := make([]byte, txnEntrySize)
-		binary.BigEndian.PutUint64(e[2:], uint64(t.pid))
-		binary.BigEndian.PutUint64(e[10:], uint64(t.first))
-		binary.BigEndian.PutUint64(e[18:], uint64(t.last))
-		binary.BigEndian.PutUint64(e[26:], uint64(t.first))
-		bySeg[s.base] = append(bySeg[s.base], e...)
+		bySeg[s.base] = appendTxnEntry(bySeg[s.base], t)
 	}
 	var errs []error
 	for base, entries := range bySeg {

@@ -3,6 +3,8 @@
 // codecs, CRCs and validation. It imports nothing else of partfs.
 package record
 
+import "bytes"
+
 // Header is one record header. A nil Value is a null header value.
 type Header struct {
 	Key   string
@@ -18,4 +20,18 @@ type Record struct {
 	Key       []byte
 	Value     []byte
 	Headers   []Header
+}
+
+// Clone returns a copy of r that shares no memory with it: a record a
+// decoder produced, kept past the decoder's next step. Null (nil) keys,
+// values and header values stay null; no headers is nil Headers.
+func (r *Record) Clone() Record {
+	c := Record{Offset: r.Offset, Timestamp: r.Timestamp, Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value)}
+	if len(r.Headers) > 0 {
+		c.Headers = make([]Header, len(r.Headers))
+		for i, h := range r.Headers {
+			c.Headers[i] = Header{Key: h.Key, Value: bytes.Clone(h.Value)}
+		}
+	}
+	return c
 }

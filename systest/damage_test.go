@@ -370,7 +370,7 @@ func mountDamaged(t *testing.T, data string, tc damageCase, m model) {
 	if tc.corruptAt != "" {
 		file, pos, _ := strings.Cut(tc.corruptAt, "@")
 		file = strings.Replace(file, filepath.Dir(data)+"/"+filepath.Base(strings.TrimSuffix(data, ".mount")), data, 1)
-		if errnoOf(err) != syscall.EIO {
+		if testutil.Errno(err) != syscall.EIO {
 			t.Errorf("reading into damage: %v, want EIO", err)
 		}
 		if !d.waitLog(5*time.Second, file, pos) {

@@ -111,7 +111,7 @@ func jsonlOffsets(d *daemon, part ...string) ([]int64, error) {
 // topic z is served whole.
 func closedTopicServed(t *testing.T, d *daemon, says ...string) {
 	t.Helper()
-	if _, err := jsonlOffsets(d, "t", "0"); errnoOf(err) != syscall.EIO {
+	if _, err := jsonlOffsets(d, "t", "0"); testutil.Errno(err) != syscall.EIO {
 		t.Errorf("read t/0/log.jsonl: %v, want EIO", err)
 	}
 	if !d.waitLog(5*time.Second, says...) {
@@ -166,7 +166,7 @@ func symlinkFaults() []faultCase {
 			d := startDaemon(t, dir, dir+".mnt")
 			for _, name := range []string{"notes.txt", "00000000000000000050.snapshot"} {
 				b, err := os.ReadFile(d.path("t", "0", "segments", name))
-				if errnoOf(err) != syscall.ENOENT {
+				if testutil.Errno(err) != syscall.ENOENT {
 					t.Errorf("read segments/%s: %q %v, want ENOENT", name, b, err)
 				}
 			}
@@ -195,7 +195,7 @@ func symlinkFaults() []faultCase {
 			symlinkOver(t, filepath.Join(dir, "t-0"), moved)
 			unclean(t, dir)
 			d := startDaemon(t, dir, dir+".mnt")
-			if _, err := os.Stat(d.path("t")); errnoOf(err) != syscall.ENOENT {
+			if _, err := os.Stat(d.path("t")); testutil.Errno(err) != syscall.ENOENT {
 				t.Errorf("stat t: %v, want ENOENT (the linked partition is not followed)", err)
 			}
 			if !d.waitLog(5*time.Second, "t-0", "symbolic link") {
@@ -356,7 +356,7 @@ func unclosedWrites(t *testing.T, path string, n int, chunk []byte) []syscall.Er
 	var errs []syscall.Errno
 	for i := 0; i < n; i++ {
 		_, err := f.Write(chunk)
-		errs = append(errs, errnoOf(err))
+		errs = append(errs, testutil.Errno(err))
 	}
 	f.Close()
 	return errs
@@ -394,7 +394,7 @@ func fillDisk(t *testing.T, path string) {
 	chunk := make([]byte, 64<<10)
 	for {
 		if _, err := f.Write(chunk); err != nil {
-			if errnoOf(err) != syscall.ENOSPC {
+			if testutil.Errno(err) != syscall.ENOSPC {
 				t.Fatal(err)
 			}
 			return
@@ -468,7 +468,7 @@ func limitFaults() []faultCase {
 			d := startDaemon(t, dir, dir+".mnt")
 			mkTopic(t, d, "t", 1, "max.message.bytes=3000000")
 			boundedWrite(t, d, d.path("t", "0", "@key", "big"), 3000000, mib)
-			if _, err := os.Stat(d.path("t", "0", "@key", "big")); errnoOf(err) != syscall.ENOENT {
+			if _, err := os.Stat(d.path("t", "0", "@key", "big")); testutil.Errno(err) != syscall.ENOENT {
 				t.Errorf("@key/big after the refused value: %v, want ENOENT (nothing appended)", err)
 			}
 			d.stop()
@@ -488,7 +488,7 @@ func limitFaults() []faultCase {
 			mkTopic(t, d, "t", 1)
 			for _, v := range []string{"4", "11"} {
 				err := os.WriteFile(d.path("t", "config"), []byte("segment.index.bytes="+v+"\n"), 0o644)
-				if errnoOf(err) != syscall.EINVAL {
+				if testutil.Errno(err) != syscall.EINVAL {
 					t.Errorf("segment.index.bytes=%s: %v, want EINVAL", v, err)
 				}
 			}

@@ -2,7 +2,6 @@ package systest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // hostileOp is one operation through the mount and the errnos SPEC §8
@@ -21,19 +22,11 @@ type hostileOp struct {
 	want []syscall.Errno
 }
 
-func errnoOf(err error) syscall.Errno {
-	var e syscall.Errno
-	if errors.As(err, &e) {
-		return e
-	}
-	return 0
-}
-
 func (op hostileOp) run(t *testing.T) {
 	t.Helper()
 	err := op.do()
-	got := errnoOf(err)
-	if err != nil && got == 0 {
+	got := testutil.Errno(err)
+	if got == testutil.NotErrno {
 		t.Errorf("%s: %v (no errno)", op.name, err)
 		return
 	}

@@ -35,7 +35,8 @@ const compactHelp = `usage: partfs compact [flags] DATADIR [TOPIC...]
 Runs the log cleaner once over the compacted partitions (cleanup.policy
 containing compact) of an unmounted DATADIR, or of the named topics only.
 Progress goes to stderr (redrawn on a terminal, periodic lines otherwise);
-the summary (bytes read, written, records removed) to stdout.
+the summary (bytes read, written, records removed) to stdout, after a line
+for each compacted partition not cleaned saying why.
 
 examples:
   partfs compact ./data
@@ -77,6 +78,9 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	sum, err := compactDir(fl.Arg(0), fl.Args()[1:], *force, *dedupe, defaults, logger, stderr)
+	for _, why := range sum.Skipped {
+		fmt.Fprintln(stdout, "not cleaned:", why)
+	}
 	fmt.Fprintln(stdout, sum)
 	if err != nil {
 		fmt.Fprintln(stderr, "partfs compact:", err)

@@ -43,7 +43,7 @@ func TestCompactCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	sum := out.String()
-	if !strings.HasPrefix(sum, "cleaned 1 of 1 partitions: read ") || !strings.Contains(sum, "removed ") || strings.Contains(sum, "removed 0 of") {
+	if !strings.HasPrefix(sum, "cleaned 1 of 1 compacted partitions: read ") || !strings.Contains(sum, "removed ") || strings.Contains(sum, "removed 0 of") {
 		t.Fatalf("summary %q", sum)
 	}
 	if !strings.Contains(errb.String(), "compact: ") {
@@ -67,7 +67,8 @@ func TestCompactCommand(t *testing.T) {
 	}
 
 	out.Reset()
-	if code := runCompact([]string{dir}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "cleaned 0 of 1 partitions: read 0 bytes") {
+	want := "not cleaned: t-0: only the active segment is dirty (the cleaner never cleans it; it rolls at segment.bytes or segment.ms)\ncleaned 0 of 1 compacted partitions: read 0 bytes"
+	if code := runCompact([]string{dir}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), want) {
 		t.Fatalf("second run: exit %d, %q", code, out.String())
 	}
 }
@@ -84,5 +85,30 @@ func TestCompactCommandErrors(t *testing.T) {
 	}
 	if code := runCompact([]string{"--log-level", "loud", dir}, &out, &errb); code != 2 {
 		t.Fatalf("bad log level: exit %d", code)
+	}
+}
+
+// TestCompactSaysWhyNot: a topic without compact is not counted, and a
+// compacted one left alone is named with the reason.
+func TestCompactSaysWhyNot(t *testing.T) {
+	dir := t.TempDir()
+	writeCompactedTopic(t, dir)
+	st, err := logstore.Open(dir, logstore.Options{NoBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateTopic("d"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := runCompact([]string{"--config", "min.cleanable.dirty.ratio=1", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := "not cleaned: t-0: dirty ratio 1.000 is not above min.cleanable.dirty.ratio 1 (--force cleans anyway)\ncleaned 0 of 1 compacted partitions:"
+	if !strings.HasPrefix(out.String(), want) {
+		t.Errorf("output %q, want it to start with %q", out.String(), want)
 	}
 }

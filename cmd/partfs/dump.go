@@ -10,12 +10,15 @@ import (
 	"strings"
 
 	"github.com/partfs/partfs/inspect"
+	"github.com/partfs/partfs/internaltopic"
 )
 
-const dumpHelp = `usage: partfs dump [--json] [--print-data] [--verify-index] FILE...
+const dumpHelp = `usage: partfs dump [--json] [--print-data] [--verify-index]
+                   [--offsets-decoder | --transaction-log-decoder | --cluster-metadata-decoder] FILE...
 
 Prints partition files like Kafka's kafka-dump-log.sh: segments (.log) and raw
-record sets, offset and time indexes (.index, .timeindex), and checkpoint files
+record sets, offset and time indexes (.index, .timeindex), transaction indexes
+(.txnindex: one aborted transaction per line), and checkpoint files
 (recovery-point-offset-checkpoint, leader-epoch-checkpoint, ...).
 
 examples:
@@ -23,6 +26,8 @@ examples:
   partfs dump --json --print-data data/orders-0/00000000000000000000.log | jq .value
   partfs dump --verify-index data/orders-0/00000000000000000000.index
   partfs dump data/recovery-point-offset-checkpoint
+  partfs dump --offsets-decoder data/__consumer_offsets-7/00000000000000000000.log
+  partfs dump --json --cluster-metadata-decoder data/__cluster_metadata-0/00000000000000000000.log | jq .decoded
 `
 
 func dumpCmd(args []string) int {
@@ -32,12 +37,28 @@ func dumpCmd(args []string) int {
 	fl.BoolVar(&opt.JSON, "json", false, "one JSON object per record or index entry")
 	fl.BoolVar(&opt.PrintData, "print-data", false, "print keys, values and headers of records")
 	fl.BoolVar(&opt.VerifyIndex, "verify-index", false, "check index entries against the segment beside them")
+	var offsets, txns, meta bool
+	fl.BoolVar(&offsets, "offsets-decoder", false, "decode records as __consumer_offsets' offset commits and group metadata (implies --print-data)")
+	fl.BoolVar(&txns, "transaction-log-decoder", false, "decode records as __transaction_state's transaction metadata (implies --print-data)")
+	fl.BoolVar(&meta, "cluster-metadata-decoder", false, "decode records as __cluster_metadata's KRaft metadata records (implies --print-data)")
 	if code, done := parseFlags(fl, args); done {
 		return code
 	}
 	if fl.NArg() == 0 {
 		fl.Usage()
 		return 2
+	}
+	for _, d := range []struct {
+		on bool
+		t  internaltopic.Topic
+	}{{offsets, internaltopic.ConsumerOffsets}, {txns, internaltopic.TransactionState}, {meta, internaltopic.ClusterMetadata}} {
+		if d.on && opt.Decoder != internaltopic.None {
+			fmt.Fprintln(os.Stderr, "partfs dump: give at most one of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder")
+			return 2
+		}
+		if d.on {
+			opt.Decoder = d.t
+		}
 	}
 	status := 0
 	for _, file := range fl.Args() {
@@ -57,6 +78,8 @@ func dumpFile(w io.Writer, file string, opt inspect.DumpOptions) error {
 	switch {
 	case strings.HasSuffix(name, ".index") || strings.HasSuffix(name, ".timeindex"):
 		return inspect.DumpIndex(w, file, opt)
+	case strings.HasSuffix(name, ".txnindex"):
+		return inspect.DumpTxnIndex(w, file, opt)
 	case strings.HasSuffix(name, "checkpoint") || name == "partition.metadata" || name == "meta.properties" || name == ".kafka_cleanshutdown":
 		return inspect.DumpCheckpoint(w, file, opt)
 	default:

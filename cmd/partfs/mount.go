@@ -155,9 +155,11 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		}
 		st = ls
 		if cleanerOn && !mf.readOnly {
-			cleaner.Logger = lg.WithField("task", "clean")
 			cleaner.OnCleaned = mets.Cleaned
 			cleaner.OnFailed = func(topic string, partition int, _ error) { mets.BackgroundFailed("clean", topic, partition) }
+			cleaner.Logger = lg.WithField("component", "cleaner")
+			cleaner.Logger.WithFields(logrus.Fields{"threads": max(cleaner.Threads, 1), "backoff": cleaner.Backoff}).
+				Info("log cleaner started; each cleaning is logged")
 			stopCleaner = compact.Start(ls, cleaner)
 		}
 	}

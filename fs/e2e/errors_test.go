@@ -1,24 +1,13 @@
 package e2e
 
 import (
-	"errors"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
-)
 
-// errnoOf runs op and returns its errno (0 on success).
-func errnoOf(err error) syscall.Errno {
-	var en syscall.Errno
-	if errors.As(err, &en) {
-		return en
-	}
-	if err != nil {
-		return syscall.Errno(0xffff)
-	}
-	return 0
-}
+	"github.com/partfs/partfs/internal/testutil"
+)
 
 func openErr(path string, flag int) error {
 	f, err := os.OpenFile(path, flag, 0o644)
@@ -70,7 +59,7 @@ func TestErrnoTable(t *testing.T) {
 	}
 	for _, c := range cases {
 		before := len(e.logs.String())
-		if got := errnoOf(c.op()); got != c.want {
+		if got := testutil.Errno(c.op()); got != c.want {
 			t.Errorf("%s: errno %v, want %v", c.name, got, c.want)
 			continue
 		}
@@ -123,7 +112,7 @@ func TestReadOnlyMountRefusesWrites(t *testing.T) {
 		"key rm":       func() error { return os.Remove(p("t/0/@key/k")) },
 	}
 	for name, op := range ops {
-		if got := errnoOf(op()); got != syscall.EROFS {
+		if got := testutil.Errno(op()); got != syscall.EROFS {
 			t.Errorf("%s: errno %v, want EROFS", name, got)
 		}
 	}

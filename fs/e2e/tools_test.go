@@ -218,6 +218,9 @@ func TestAppendOnlyLikeChattr(t *testing.T) {
 			t.Errorf("%s: %v %q, want EPERM", cmd, err, out)
 		}
 	}
+	if !haveTool("vim") && os.Getenv("CI") != "" {
+		t.Error("vim is not installed (test.sh installs it)")
+	}
 	if _, err := e.try("vim -Es -u NONE -c 'normal Goedited' -c wq t/0/log"); err == nil && haveTool("vim") {
 		t.Errorf("vim rewrote log without an error")
 	}

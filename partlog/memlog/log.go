@@ -84,21 +84,6 @@ func recSize(r *record.Record) int64 {
 	return n
 }
 
-func cloneBytes(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append(make([]byte, 0, len(b)), b...)
-}
-
-func cloneRecord(r *record.Record) record.Record {
-	c := record.Record{Offset: r.Offset, Timestamp: r.Timestamp, Key: cloneBytes(r.Key), Value: cloneBytes(r.Value)}
-	for _, h := range r.Headers {
-		c.Headers = append(c.Headers, record.Header{Key: h.Key, Value: cloneBytes(h.Value)})
-	}
-	return c
-}
-
 // AppendLines appends the records record.AppendLineRecords makes of
 // chunks, as one batch (partlog.LineAppender).
 func (l *Log) AppendLines(chunks ...[]byte) (int64, int, error) {
@@ -130,7 +115,7 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 	seg := l.active(conf.SegmentBytes)
 	seg.size += batchOverhead
 	for i := range recs {
-		r := cloneRecord(&recs[i])
+		r := recs[i].Clone()
 		r.Offset = l.end
 		if r.Timestamp <= 0 || logAppend {
 			r.Timestamp = now

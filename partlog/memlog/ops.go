@@ -1,6 +1,7 @@
 package memlog
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 
@@ -88,7 +89,7 @@ func (l *Log) LoadSidecar(name string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("sidecar %s: %w", name, partlog.ErrNotFound)
 	}
-	return cloneBytes(b), nil
+	return bytes.Clone(b), nil
 }
 
 // SaveSidecar stores a sidecar; its name must not be empty, ".", ".." or
@@ -102,7 +103,7 @@ func (l *Log) SaveSidecar(name string, data []byte) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.sidecars[name] = cloneBytes(data)
+	l.sidecars[name] = bytes.Clone(data)
 	return nil
 }
 

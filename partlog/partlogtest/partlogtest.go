@@ -180,29 +180,13 @@ func values(ts int64, vs ...string) []record.Record {
 	return recs
 }
 
-// clone copies a record handed to a Read callback.
-func clone(r *record.Record) record.Record {
-	c := record.Record{Offset: r.Offset, Timestamp: r.Timestamp, Key: cloneBytes(r.Key), Value: cloneBytes(r.Value)}
-	for _, h := range r.Headers {
-		c.Headers = append(c.Headers, record.Header{Key: h.Key, Value: cloneBytes(h.Value)})
-	}
-	return c
-}
-
-func cloneBytes(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append([]byte{}, b...)
-}
-
 // readSeg returns the records Read yields of seg from offset from,
 // checking that they are in increasing offset order within its bounds.
 func readSeg(t *testing.T, l partlog.Log, seg partlog.Segment, from int64) []record.Record {
 	t.Helper()
 	var out []record.Record
 	err := l.Read(seg, from, func(r *record.Record) bool {
-		out = append(out, clone(r))
+		out = append(out, r.Clone())
 		return true
 	})
 	if err != nil {

@@ -1,0 +1,110 @@
+package internaltopic
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// reader reads Kafka's flexible-version encoding: big-endian fixed-size
+// integers, unsigned varints, compact (length+1) strings, bytes and arrays.
+// The first error sticks; every length is checked against what is left.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (r *reader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b) {
+		r.fail("%d bytes wanted, %d left", n, len(r.b))
+		return nil
+	}
+	out := r.b[:n:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 || v > math.MaxInt32 {
+		r.fail("bad unsigned varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) int8() int8 {
+	b := r.take(1)
+	if b == nil {
+		return 0
+	}
+	return int8(b[0])
+}
+
+func (r *reader) int16() int16 {
+	b := r.take(2)
+	if b == nil {
+		return 0
+	}
+	return int16(binary.BigEndian.Uint16(b))
+}
+
+func (r *reader) int32() int32 {
+	b := r.take(4)
+	if b == nil {
+		return 0
+	}
+	return int32(binary.BigEndian.Uint32(b))
+}
+
+func (r *reader) int64() int64 {
+	b := r.take(8)
+	if b == nil {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(b))
+}
+
+func (r *reader) uuid() UUID {
+	var u UUID
+	copy(u[:], r.take(16))
+	return u
+}
+
+// compactLen reads a compact length: -1 for null, else the length.
+func (r *reader) compactLen() int {
+	return int(r.uvarint()) - 1
+}
+
+// compactBytes returns nil for null.
+func (r *reader) compactBytes() []byte {
+	n := r.compactLen()
+	if n < 0 {
+		return nil
+	}
+	return r.take(n)
+}
+
+// arrayLen reads a compact array length, -1 for null; each element takes
+// at least min bytes, so a length past what is left fails here.
+func (r *reader) arrayLen(min int) int {
+	n := r.compactLen()
+	if n > 0 && n*max(min, 1) > len(r.b) {
+		r.fail("array of %d elements in %d bytes", n, len(r.b))
+		return 0
+	}
+	return n
+}

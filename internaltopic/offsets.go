@@ -1,0 +1,230 @@
+package internaltopic
+
+import (
+	"encoding/binary"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Key versions of __consumer_offsets (the int16 each key starts with).
+const (
+	keyOffsetCommitV0  = 0
+	keyOffsetCommitV1  = 1
+	keyGroupMetadata   = 2
+	keyConsumerGroupV3 = 3 // the first of the KIP-848 consumer group records
+)
+
+// consumerGroupTypes names the KIP-848 records by key version.
+var consumerGroupTypes = map[int16]string{
+	3: "consumer_group_metadata",
+	4: "consumer_group_partition_metadata",
+	5: "consumer_group_member_metadata",
+	6: "consumer_group_target_assignment_metadata",
+	7: "consumer_group_target_assignment_member",
+	8: "consumer_group_current_member_assignment",
+}
+
+func keyVersion(key []byte) (int16, error) {
+	if len(key) < 2 {
+		return 0, errorf("key of %d bytes has no version", len(key))
+	}
+	return int16(binary.BigEndian.Uint16(key)), nil
+}
+
+func decodeOffsets(key, value []byte) (Decoded, error) {
+	v, err := keyVersion(key)
+	if err != nil {
+		return Decoded{}, err
+	}
+	switch {
+	case v == keyOffsetCommitV0 || v == keyOffsetCommitV1:
+		return decodeOffsetCommit(key, value)
+	case v == keyGroupMetadata:
+		return decodeGroupMetadata(key, value)
+	case consumerGroupTypes[v] != "":
+		return decodeConsumerGroupRecord(v, key, value)
+	}
+	return Decoded{}, errorf("unknown __consumer_offsets key version %d", v)
+}
+
+// OffsetCommit is a decoded offset commit (value nil for a tombstone).
+type OffsetCommit struct {
+	Group, Topic string
+	Partition    int32
+	Value        *kmsg.OffsetCommitValue
+}
+
+func parseOffsetCommit(key, value []byte) (OffsetCommit, error) {
+	var k kmsg.OffsetCommitKey
+	if err := k.ReadFrom(key); err != nil {
+		return OffsetCommit{}, errorf("offset commit key: %v", err)
+	}
+	oc := OffsetCommit{Group: k.Group, Topic: k.Topic, Partition: k.Partition}
+	if value == nil {
+		return oc, nil
+	}
+	var v kmsg.OffsetCommitValue
+	if err := v.ReadFrom(value); err != nil {
+		return oc, errorf("offset commit value: %v", err)
+	}
+	if v.Version < 0 || v.Version > 4 {
+		return oc, errorf("offset commit value version %d", v.Version)
+	}
+	oc.Value = &v
+	return oc, nil
+}
+
+func decodeOffsetCommit(key, value []byte) (Decoded, error) {
+	oc, err := parseOffsetCommit(key, value)
+	if err != nil {
+		return Decoded{}, err
+	}
+	kv, _ := keyVersion(key)
+	d := Decoded{Type: "offset_commit", Key: Object{
+		{"version", kv}, {"group", oc.Group}, {"topic", oc.Topic}, {"partition", oc.Partition},
+	}}
+	if v := oc.Value; v != nil {
+		o := Object{{"version", v.Version}, {"offset", v.Offset}}
+		if v.Version >= 3 {
+			o = append(o, Field{"leaderEpoch", v.LeaderEpoch})
+		}
+		o = append(o, Field{"metadata", v.Metadata}, Field{"commitTimestamp", v.CommitTimestamp})
+		if v.Version == 1 {
+			o = append(o, Field{"expireTimestamp", v.ExpireTimestamp})
+		}
+		if v.TopicID != [16]byte{} {
+			o = append(o, Field{"topicId", UUID(v.TopicID)})
+		}
+		d.Value = o
+	}
+	return d, nil
+}
+
+func parseGroupKey(key []byte) (string, error) {
+	var k kmsg.GroupMetadataKey
+	if err := k.ReadFrom(key); err != nil {
+		return "", errorf("group metadata key: %v", err)
+	}
+	return k.Group, nil
+}
+
+func decodeGroupMetadata(key, value []byte) (Decoded, error) {
+	group, err := parseGroupKey(key)
+	if err != nil {
+		return Decoded{}, err
+	}
+	d := Decoded{Type: "group_metadata", Key: Object{{"version", int16(keyGroupMetadata)}, {"group", group}}}
+	if value == nil {
+		return d, nil
+	}
+	var v kmsg.GroupMetadataValue
+	if err := v.ReadFrom(value); err != nil {
+		return Decoded{}, errorf("group metadata value: %v", err)
+	}
+	if v.Version < 0 || v.Version > 4 {
+		return Decoded{}, errorf("group metadata value version %d", v.Version)
+	}
+	o := Object{{"version", v.Version}, {"protocolType", v.ProtocolType}, {"generation", v.Generation},
+		{"protocol", v.Protocol}, {"leader", v.Leader}}
+	if v.Version >= 2 {
+		o = append(o, Field{"currentStateTimestamp", v.CurrentStateTimestamp})
+	}
+	members := make([]any, 0, len(v.Members))
+	for i := range v.Members {
+		members = append(members, memberObject(v.Version, v.ProtocolType, &v.Members[i]))
+	}
+	d.Value = append(o, Field{"members", members})
+	return d, nil
+}
+
+// memberObject renders a member; the subscription and assignment of the
+// "consumer" protocol are decoded, others are given in base64.
+func memberObject(version int16, protocolType string, m *kmsg.GroupMetadataValueMember) Object {
+	o := Object{{"memberId", m.MemberID}}
+	if version >= 3 {
+		o = append(o, Field{"groupInstanceId", m.InstanceID})
+	}
+	o = append(o, Field{"clientId", m.ClientID}, Field{"clientHost", m.ClientHost})
+	if version >= 1 {
+		o = append(o, Field{"rebalanceTimeout", m.RebalanceTimeoutMillis})
+	}
+	o = append(o, Field{"sessionTimeout", m.SessionTimeoutMillis})
+	if protocolType == "consumer" {
+		if s, ok := consumerSubscription(m.Subscription); ok {
+			o = append(o, Field{"subscription", s})
+		} else {
+			o = append(o, Field{"subscription", Bytes(m.Subscription)})
+		}
+		if a, ok := ConsumerAssignment(m.Assignment); ok {
+			o = append(o, Field{"assignment", assignmentObject(a)})
+		} else {
+			o = append(o, Field{"assignment", Bytes(m.Assignment)})
+		}
+		return o
+	}
+	return append(o, Field{"subscription", Bytes(m.Subscription)}, Field{"assignment", Bytes(m.Assignment)})
+}
+
+func consumerSubscription(b []byte) (Object, bool) {
+	var s kmsg.ConsumerMemberMetadata
+	if len(b) == 0 || s.ReadFrom(b) != nil {
+		return nil, false
+	}
+	topics := make([]any, 0, len(s.Topics))
+	for _, t := range s.Topics {
+		topics = append(topics, t)
+	}
+	return Object{{"version", s.Version}, {"topics", topics}}, true
+}
+
+// TopicPartitions is a set of partitions of one topic.
+type TopicPartitions struct {
+	Topic      string
+	Partitions []int32
+}
+
+// ConsumerAssignment decodes a "consumer" protocol assignment.
+func ConsumerAssignment(b []byte) ([]TopicPartitions, bool) {
+	var a kmsg.ConsumerMemberAssignment
+	if len(b) == 0 || a.ReadFrom(b) != nil {
+		return nil, false
+	}
+	out := make([]TopicPartitions, 0, len(a.Topics))
+	for _, t := range a.Topics {
+		out = append(out, TopicPartitions{t.Topic, t.Partitions})
+	}
+	return out, true
+}
+
+func assignmentObject(a []TopicPartitions) []any {
+	out := make([]any, 0, len(a))
+	for _, t := range a {
+		out = append(out, Object{{"topic", t.Topic}, {"partitions", int32s(t.Partitions)}})
+	}
+	return out
+}
+
+func int32s(p []int32) []any {
+	out := make([]any, len(p))
+	for i, x := range p {
+		out[i] = x
+	}
+	return out
+}
+
+// decodeConsumerGroupRecord renders a KIP-848 record: its key's group id
+// decoded, its value in base64.
+func decodeConsumerGroupRecord(v int16, key, value []byte) (Decoded, error) {
+	if len(key) < 4 {
+		return Decoded{}, errorf("%s key of %d bytes", consumerGroupTypes[v], len(key))
+	}
+	n := int(binary.BigEndian.Uint16(key[2:]))
+	if 4+n > len(key) {
+		return Decoded{}, errorf("%s key: group id of %d bytes past its end", consumerGroupTypes[v], n)
+	}
+	d := Decoded{Type: consumerGroupTypes[v], Key: Object{{"version", v}, {"group", string(key[4 : 4+n])}}}
+	if value != nil {
+		d.Value = Object{{"b64", Bytes(value)}}
+	}
+	return d, nil
+}
