@@ -117,19 +117,15 @@ func parseConfigLines(b []byte) ([]partlog.KV, error) {
 // otherwise the size of the content now. The file takes no blocks (du).
 func (n *contentNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
 	defer guard(n.lg, "getattr", &errno)
-	snap, ok := snapshot{}, false
-	if h, isOurs := fh.(*contentHandle); isOurs {
-		var err error
-		if snap, err = h.current(0); err != nil {
-			return fail(n.lg, "getattr", err)
-		}
-		ok = true
+	var snap snapshot
+	var err error
+	if h, ok := fh.(*contentHandle); ok {
+		snap, err = h.current(0)
+	} else {
+		snap, err = n.render()
 	}
-	if !ok {
-		var err error
-		if snap, err = n.render(); err != nil {
-			return fail(n.lg, "getattr", err)
-		}
+	if err != nil {
+		return fail(n.lg, "getattr", err)
 	}
 	out.Mode = syscall.S_IFREG | n.fsys.fileMode(n.apply != nil)
 	out.Size = uint64(len(snap.data))

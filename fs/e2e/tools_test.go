@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/compact"
 	"github.com/partfs/partfs/internal/testutil"
 )
 
@@ -254,30 +255,65 @@ func TestArchiveToolsAfterRetention(t *testing.T) {
 	if e.sh("grep log_start_offset t/0/stat") == "log_start_offset: 0\n" {
 		t.Fatal("retention removed nothing")
 	}
-	out := t.TempDir()
-	want := e.sh("cat t/0/log")
-	same := func(what, copied string) {
-		t.Helper()
-		if got, err := os.ReadFile(copied); err != nil || string(got) != want {
-			t.Errorf("%s: %d bytes (%v), cat gives %d", what, len(got), err, len(want))
-		}
-	}
-	e.sh("cp -r t " + out + "/")
-	same("cp -r", out+"/t/0/log")
+	out := checkGappedCopies(t, e, "t/0/log")
 	e.sh("rsync t/0/@offset/earliest " + out + "/earliest")
-	same("rsync of @offset/earliest", out+"/earliest")
-	if o, err := e.try("rsync -a t/0/log " + out + "/rsync-log 2>&1"); err == nil || !strings.Contains(o, "read errors mapping") {
-		t.Errorf("rsync of log: %v: %s", err, o)
+	if got, err := os.ReadFile(out + "/earliest"); err != nil || string(got) != e.sh("cat t/0/log") {
+		t.Errorf("rsync of @offset/earliest: %d bytes (%v), not what cat of log gives", len(got), err)
 	}
-	o, err := e.try(fmt.Sprintf("tar cf %[1]s/x.tar t/0/log 2>&1; mkdir %[1]s/tar && tar xf %[1]s/x.tar -C %[1]s/tar", out))
-	if err != nil || !strings.Contains(o, "t/0/log: File shrank by") {
-		t.Errorf("tar: %v: %s", err, o)
+}
+
+// TestArchiveToolsAfterCompaction: compaction leaves gaps inside the
+// stream; readers skip them, and cp, tar and rsync behave as after
+// retention.
+func TestArchiveToolsAfterCompaction(t *testing.T) {
+	needTool(t, "rsync")
+	e := newEnv(t, mountOpt{})
+	e.sh("mkdir kv && printf 'cleanup.policy=compact\\nsegment.bytes=20000\\n' >> kv/config")
+	var b strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "{\"key\":\"k%d\",\"value\":\"value %d of key k%d\"}\n", i%20, i, i%20)
 	}
-	size := e.sh("stat -c %s t/0/log")
-	got, _ := os.ReadFile(filepath.Join(out, "tar/t/0/log"))
+	if err := e.appendOnce("kv/0/log.jsonl", b.String()); err != nil {
+		t.Fatal(err)
+	}
+	e.sh("stat kv/0/log kv/0/log.jsonl >/dev/null") // a reader saw the positions
+	c := compact.NewCleaner(compact.Options{})
+	if sum, err := c.CleanAll(compact.Targets(e.st), true); err != nil || sum.RecordsRemoved == 0 {
+		t.Fatalf("compaction removed %d records: %v", sum.RecordsRemoved, err)
+	}
+	checkGappedCopies(t, e, "kv/0/log")
+	if got := e.sh("sort kv/0/log | uniq -d | wc -l"); got != "0\n" {
+		t.Errorf("%s records read twice", strings.TrimSpace(got))
+	}
+}
+
+// checkGappedCopies checks what cp, rsync and tar make of file, which
+// gives fewer bytes than its st_size, and returns the directory the
+// copies are in.
+func checkGappedCopies(t *testing.T, e *env, file string) string {
+	t.Helper()
+	out := t.TempDir()
+	want := e.sh("cat " + file)
+	size := e.sh("stat -c %s " + file)
+	if fmt.Sprintf("%d\n", len(want)) == size {
+		t.Fatalf("%s gives all of its st_size %s: no gap", file, strings.TrimSpace(size))
+	}
+	e.sh("cp " + file + " " + out + "/cp")
+	if got, err := os.ReadFile(out + "/cp"); err != nil || string(got) != want {
+		t.Errorf("cp of %s: %d bytes (%v), cat gives %d", file, len(got), err, len(want))
+	}
+	if o, err := e.try("rsync -a " + file + " " + out + "/rsync 2>&1"); err == nil || !strings.Contains(o, "read errors mapping") {
+		t.Errorf("rsync of %s: %v: %s", file, err, o)
+	}
+	o, err := e.try(fmt.Sprintf("tar cf %[1]s/x.tar %[2]s 2>&1; mkdir %[1]s/tar && tar xf %[1]s/x.tar -C %[1]s/tar", out, file))
+	if err != nil || !strings.Contains(o, file+": File shrank by") {
+		t.Errorf("tar of %s: %v: %s", file, err, o)
+	}
+	got, _ := os.ReadFile(filepath.Join(out, "tar", file))
 	if !strings.HasPrefix(string(got), want) || strings.Trim(string(got[len(want):]), "\x00") != "" || fmt.Sprintf("%d\n", len(got)) != size {
-		t.Errorf("tar's log: %d bytes, want cat's %d then NULs to st_size %s", len(got), len(want), size)
+		t.Errorf("tar's %s: %d bytes, want cat's %d then NULs to st_size %s", file, len(got), len(want), size)
 	}
+	return out
 }
 
 // TestLongLineWholeOrEFBIG: one write() of a 1.1 MB line, longer than one

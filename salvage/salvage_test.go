@@ -1,0 +1,59 @@
+package salvage
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/partfs/partfs/inspect"
+	"github.com/partfs/partfs/record"
+)
+
+// TestSalvageSkipsACorruptBatch: of four batches the second is corrupt;
+// recovery would keep one, salvage keeps three, reports the region with
+// the offset lost, and the copy passes check.
+func TestSalvageSkipsACorruptBatch(t *testing.T) {
+	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "copy")
+	var enc record.Encoder
+	var seg []byte
+	var starts []int
+	for i := range 4 {
+		starts = append(starts, len(seg))
+		var err error
+		seg, err = enc.AppendBatch(seg, int64(i), []record.Record{{Timestamp: 1000, Value: []byte(strings.Repeat("v", 50))}}, record.BatchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	seg[starts[1]+70] ^= 0xff // a value byte of offset 1: CRC mismatch
+	if err := os.MkdirAll(filepath.Join(src, "t-0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "t-0", "00000000000000000000.log"), seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var report bytes.Buffer
+	res, err := Run(src, dst, Options{Report: &report})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Batches != 3 || res.Records != 3 || len(res.Skips) != 1 {
+		t.Fatalf("%+v", res)
+	}
+	sk := res.Skips[0]
+	if sk.From != int64(starts[1]) || sk.To != int64(starts[2]) || sk.FirstLost != 1 || sk.NextKept != 2 {
+		t.Fatalf("skip %+v, want [%d, %d) offsets 1-1", sk, starts[1], starts[2])
+	}
+	if !strings.Contains(report.String(), "offsets 1-1 lost") || !strings.Contains(report.String(), "CRC mismatch") {
+		t.Fatalf("report %q", report.String())
+	}
+	var out bytes.Buffer
+	if damaged, err := inspect.CheckProgress(&out, dst, nil); err != nil || damaged {
+		t.Fatalf("check of the copy: %v %v\n%s", damaged, err, out.String())
+	}
+	if _, err := Run(src, dst, Options{}); err == nil {
+		t.Fatal("salvage into a non-empty directory")
+	}
+}
