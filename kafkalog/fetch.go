@@ -14,9 +14,14 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// Fetch sizes: one response carries at most fetchMaxBytes of the
-// partition (a larger first batch comes whole, as Kafka does).
-const fetchMaxBytes = 4 << 20
+// Fetch sizes: a Read's first fetch asks for fetchMinBytes of the
+// partition (most reads stop early: a position lookup reads up to the next
+// checkpoint), each further one for twice as much, up to fetchMaxBytes. A
+// first batch larger than that comes whole, as Kafka answers.
+const (
+	fetchMinBytes = 64 << 10
+	fetchMaxBytes = 4 << 20
+)
 
 var decoders = sync.Pool{New: func() any { return new(record.Decoder) }}
 
@@ -29,12 +34,15 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	dec := decoders.Get().(*record.Decoder)
 	defer decoders.Put(dec)
 	rd := reader{next: seg.Next, fn: fn, dec: dec, aborted: map[int64]bool{}}
-	for from < seg.Next {
+	size := l.fetchSize(from)
+	lo, hi := from, from // the offsets the last fetch covered
+	defer func() { l.readEnded(lo, hi, size) }()
+	for ; from < seg.Next; size = min(2*size, fetchMaxBytes) {
 		var p *kmsg.FetchResponseTopicPartition
 		var broker string
 		err := l.s.call(l.where(""), "fetch", func(ctx context.Context) error {
 			var err error
-			p, broker, err = l.fetch(ctx, from)
+			p, broker, err = l.fetch(ctx, from, size)
 			return err
 		})
 		if errors.Is(err, kerr.OffsetOutOfRange) {
@@ -53,6 +61,7 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 		}
 		rd.file = fmt.Sprintf("%s: fetch at offset %d", l.where(broker), from)
 		at, done, err := rd.batches(p, from)
+		lo, hi = from, at
 		if err != nil || done || at <= from {
 			// at <= from: nothing more below the last stable offset
 			return err
@@ -62,16 +71,36 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	return nil
 }
 
+// fetchSize is the size of a Read's first fetch: fetchMinBytes, or for a
+// Read that starts inside what the last one fetched last (a sequential
+// reader going on), the size that one had reached.
+func (l *Log) fetchSize(from int64) int32 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seqSize > 0 && from >= l.seqLo && from <= l.seqHi {
+		return l.seqSize
+	}
+	return fetchMinBytes
+}
+
+// readEnded notes the offsets a Read's last fetch covered and the fetch
+// size it had reached.
+func (l *Log) readEnded(lo, hi int64, size int32) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seqLo, l.seqHi, l.seqSize = lo, hi, size
+}
+
 // fetch sends one fetch for offset from to the partition's leader,
 // following a leader change, and returns the partition's answer.
-func (l *Log) fetch(ctx context.Context, from int64) (*kmsg.FetchResponseTopicPartition, string, error) {
+func (l *Log) fetch(ctx context.Context, from int64, size int32) (*kmsg.FetchResponseTopicPartition, string, error) {
 	fresh := false
 	for try := 0; ; try++ {
 		id, addr, topicID, err := l.s.leader(ctx, l.topic, l.part, fresh)
 		if err != nil {
 			return nil, addr, err
 		}
-		req := fetchRequest(l.topic, topicID, l.part, from)
+		req := fetchRequest(l.topic, topicID, l.part, from, size)
 		resp, err := l.s.cl.Broker(int(id)).Request(ctx, req)
 		if err == nil {
 			var p *kmsg.FetchResponseTopicPartition
@@ -89,13 +118,13 @@ func (l *Log) fetch(ctx context.Context, from int64) (*kmsg.FetchResponseTopicPa
 	}
 }
 
-func fetchRequest(topic string, topicID [16]byte, part int32, from int64) *kmsg.FetchRequest {
+func fetchRequest(topic string, topicID [16]byte, part int32, from int64, size int32) *kmsg.FetchRequest {
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID = -1
 	req.ReplicaState.ID = -1
 	req.MaxWaitMillis = 0
 	req.MinBytes = 1
-	req.MaxBytes = fetchMaxBytes
+	req.MaxBytes = size
 	req.IsolationLevel = 1
 	req.SessionID = 0
 	req.SessionEpoch = -1
@@ -107,7 +136,7 @@ func fetchRequest(topic string, topicID [16]byte, part int32, from int64) *kmsg.
 	rp.FetchOffset = from
 	rp.LastFetchedEpoch = -1
 	rp.LogStartOffset = -1
-	rp.PartitionMaxBytes = fetchMaxBytes
+	rp.PartitionMaxBytes = size
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	return req

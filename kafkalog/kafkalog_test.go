@@ -236,7 +236,7 @@ func batches(t *testing.T, l *Log) (int, []record.Codec) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	p, _, err := l.fetch(ctx, 0)
+	p, _, err := l.fetch(ctx, 0, fetchMaxBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestLogAppendTime(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	p, _, err := l.fetch(ctx, 0)
+	p, _, err := l.fetch(ctx, 0, fetchMaxBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,9 @@ type Log struct {
 	changed chan struct{}      // REQUIRES: mu held
 	gens    map[int64]int64    // REQUIRES: mu held; window base -> times an append to it did not land as one run
 	counts  map[int64]winCount // REQUIRES: mu held; window base -> records counted (count.go)
+	seqLo   int64              // REQUIRES: mu held; the offsets the last Read's last fetch covered
+	seqHi   int64              // REQUIRES: mu held
+	seqSize int32              // REQUIRES: mu held; the fetch size it had reached
 
 	w appender // one writer at a time (produce.go)
 }

@@ -25,10 +25,25 @@ type appender struct {
 	epoch int16 // REQUIRES: mu held
 	seq   int32 // REQUIRES: mu held; sequence of the next batch's first record
 	have  bool  // REQUIRES: mu held
-	enc   record.Encoder
-	buf   []byte // REQUIRES: mu held; encoded batches
-	ends  []int  // REQUIRES: mu held; their ends in buf
-	cut   []byte // REQUIRES: mu held; compressed re-encoding scratch
+}
+
+// encoding is an append's encoder and buffers, pooled: a partition keeps
+// none between appends (an Encoder's compressors alone are ~100 KiB).
+type encoding struct {
+	enc  record.Encoder
+	buf  []byte // encoded batches
+	ends []int  // their ends in buf
+	cut  []byte // compressed re-encoding scratch
+}
+
+var encodings = sync.Pool{New: func() any { return new(encoding) }}
+
+// putEncoding returns e to the pool unless its buffers grew beyond what
+// is worth keeping.
+func putEncoding(e *encoding) {
+	if cap(e.buf) <= 4<<20 && cap(e.cut) <= 4<<20 {
+		encodings.Put(e)
+	}
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -54,14 +69,16 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 	a := &l.w
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	counts, err := a.encode(recs, conf, l.s.opt.Now().UnixMilli())
+	e := encodings.Get().(*encoding)
+	defer putEncoding(e)
+	counts, err := e.encode(recs, conf, l.s.opt.Now().UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("%s: append: %w", w, err)
 	}
 	defer l.wrote()
 	first, next, prev := int64(-1), int64(-1), 0
-	for i, end := range a.ends {
-		base, err := l.produce(a.buf[prev:end], counts[i])
+	for i, end := range e.ends {
+		base, err := l.produce(e.buf[prev:end], counts[i])
 		if err != nil {
 			if i > 0 {
 				l.bump(first, next)
@@ -85,8 +102,8 @@ func (l *Log) wrote() {
 }
 
 // encode fills a.buf with recs as batches (a.ends) and returns the record
-// count of each. REQUIRES: a.mu held.
-func (a *appender) encode(recs []record.Record, conf *topicConf, now int64) ([]int32, error) {
+// count of each.
+func (a *encoding) encode(recs []record.Record, conf *topicConf, now int64) ([]int32, error) {
 	codec, err := codecOf(conf.codec)
 	if err != nil {
 		return nil, err
@@ -133,8 +150,7 @@ func (a *appender) encode(recs []record.Record, conf *topicConf, now int64) ([]i
 const wholeTry = 4
 
 // whole encodes recs as one compressed batch into a.buf if it fits limit.
-// REQUIRES: a.mu held.
-func (a *appender) whole(recs []record.Record, opt record.BatchOptions, codec record.Codec, limit int64) bool {
+func (a *encoding) whole(recs []record.Record, opt record.BatchOptions, codec record.Codec, limit int64) bool {
 	opt.Codec = codec
 	out, err := a.enc.AppendBatch(a.cut[:0], 0, recs, opt)
 	a.cut = out
@@ -146,8 +162,8 @@ func (a *appender) whole(recs []record.Record, opt record.BatchOptions, codec re
 	return true
 }
 
-// compress re-encodes the planned batches with codec. REQUIRES: a.mu held.
-func (a *appender) compress(recs []record.Record, counts []int32, opt record.BatchOptions, codec record.Codec, limit int64) error {
+// compress re-encodes the planned batches with codec.
+func (a *encoding) compress(recs []record.Record, counts []int32, opt record.BatchOptions, codec record.Codec, limit int64) error {
 	opt.Codec = codec
 	a.cut, a.ends = a.cut[:0], a.ends[:0]
 	from := 0

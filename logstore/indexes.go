@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/partfs/partfs/index"
+	"github.com/partfs/partfs/kafkaname"
 )
 
 // openIndexes opens (create: creates) a segment's .index and .timeindex;
@@ -20,11 +21,11 @@ func (l *Log) openIndexes(s *segment, active, create bool) error {
 	if active {
 		maxBytes = l.cfg.SegmentIndexBytes
 	}
-	oi, err := l.openIndexFile(s.base, indexSuffix+s.suffix, create)
+	oi, err := l.openIndexFile(s.base, kafkaname.IndexSuffix+s.suffix, create)
 	if err != nil {
 		return err
 	}
-	ti, err := l.openIndexFile(s.base, timeIndexSuffix+s.suffix, create)
+	ti, err := l.openIndexFile(s.base, kafkaname.TimeIndexSuffix+s.suffix, create)
 	if err != nil {
 		oi.Close()
 		return err
@@ -76,11 +77,11 @@ func (l *Log) openIndexFile(base int64, suffix string, create bool) (index.File,
 // rebuildableIndexes replaces a read-only segment's indexes by empty
 // in-memory ones that recovery can fill. REQUIRES: mu held.
 func (l *Log) memIndexes(s *segment, maxBytes int) error {
-	ox, err := index.OpenOffsetIndex(newMemFile(segmentPath(l.dir, s.base, indexSuffix)), s.base, maxBytes)
+	ox, err := index.OpenOffsetIndex(newMemFile(segmentPath(l.dir, s.base, kafkaname.IndexSuffix)), s.base, maxBytes)
 	if err != nil {
 		return err
 	}
-	tx, err := index.OpenTimeIndex(newMemFile(segmentPath(l.dir, s.base, timeIndexSuffix)), s.base, maxBytes)
+	tx, err := index.OpenTimeIndex(newMemFile(segmentPath(l.dir, s.base, kafkaname.TimeIndexSuffix)), s.base, maxBytes)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package logstore
 import (
 	"errors"
 	"fmt"
+	"github.com/partfs/partfs/kafkaname"
 	"time"
 )
 
@@ -117,9 +118,9 @@ func (l *Log) deleteSegments(victims []*segment, why string) (int, error) {
 func (l *Log) markDeleted(base int64, suffix string) error {
 	var errs []error
 	at := l.now().Add(time.Duration(l.cfg.FileDeleteDelayMs) * time.Millisecond)
-	for i, kind := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
+	for i, kind := range []string{kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix, kafkaname.TxnIndexSuffix} {
 		from := segmentPath(l.dir, base, kind) + suffix
-		to := segmentPath(l.dir, base, kind) + deletedSuffix
+		to := segmentPath(l.dir, base, kind) + kafkaname.DeletedSuffix
 		if err := l.fs.Rename(from, to); err != nil {
 			if i == 0 {
 				return fmt.Errorf("rename %s to .deleted: %w", from, err)

@@ -176,6 +176,17 @@ func TestKafkaErrors(t *testing.T) {
 		t.Errorf("the refused record left %s bytes", got)
 	}
 	d.stop()
+	ro := kafkaMount(t, addr, "", "--read-only")
+	for _, script := range []string{"echo x >> t/0/log", "mkdir u", "mkdir t/2", "echo retention.ms=1 >> t/config"} {
+		out, err := testutil.Sh(ro.mnt, "("+script+") 2>&1", 30*time.Second)
+		if err == nil || !strings.Contains(out, "Read-only file system") {
+			t.Errorf("%s on a --read-only mount: %v %q, want EROFS", script, err, out)
+		}
+	}
+	if got := ro.sh("cat t/1/log"); got != "a\n" {
+		t.Errorf("reading a --read-only mount: %q", got)
+	}
+	ro.stop()
 }
 
 // TestKafkaSCRAM: a SCRAM-SHA-256 mount with the password from the
