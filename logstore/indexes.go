@@ -109,14 +109,19 @@ func (s *segment) seal() error {
 	return errors.Join(s.oidx.TrimToValidSize(), s.tidx.TrimToValidSize())
 }
 
-// expandIndexes preallocates the active segment's indexes again.
+// expandIndexes preallocates the active segment's indexes again, to
+// segment.index.bytes but never below the entries they hold plus the time
+// index's slot for the entry the next roll or close writes (a segment
+// written under a larger segment.index.bytes then rolls at its next
+// append).
 func (l *Log) expandIndexes(s *segment) error {
 	if l.readOnly {
 		return nil
 	}
 	s.ixmu.Lock()
 	defer s.ixmu.Unlock()
-	return errors.Join(s.oidx.Resize(l.cfg.SegmentIndexBytes), s.tidx.Resize(l.cfg.SegmentIndexBytes))
+	return errors.Join(s.oidx.Resize(max(l.cfg.SegmentIndexBytes, s.oidx.Entries()*8)),
+		s.tidx.Resize(max(l.cfg.SegmentIndexBytes, (s.tidx.Entries()+1)*12)))
 }
 
 // truncateIndexes drops index entries with offsets >= next.
