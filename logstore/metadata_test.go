@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -160,7 +161,7 @@ func TestKRaftTopicConfigs(t *testing.T) {
 	if err != nil || !strings.Contains(string(stored), `"segment.bytes": "2097152"`) || strings.Contains(string(stored), "retention.ms") {
 		t.Fatalf("partfs-topics.json: %s %v", stored, err)
 	}
-	for _, f := range []string{recoveryPointFile, replicationFile, logStartOffsetFile, cleanerOffsetFile} {
+	for _, f := range []string{kafkaname.RecoveryPointFile, kafkaname.ReplicationFile, kafkaname.LogStartOffsetFile, kafkaname.CleanerOffsetFile} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil || strings.Contains(string(b), metadataTopic) {
 			t.Fatalf("%s: %q %v", f, b, err)
