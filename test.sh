@@ -32,7 +32,7 @@ declare -A budget=(
 	[FuzzOpenSegment]=140000x [FuzzTimeWalk]=2000x [FuzzScanner]=400000x
 	[FuzzV2]=600000x [FuzzLegacy]=450000x [FuzzRecordParsers]=450000x
 	[FuzzSimpleRecords]=450000x [FuzzJSONLenAt]=350000x [FuzzAppendJSON]=200000x
-	[FuzzPlainASCII]=330000x [FuzzRecordPrefix]=500000x [FuzzDecode]=500000x
+	[FuzzPlainASCII]=330000x [FuzzRecordPrefix]=500000x [FuzzDecode]=500000x [FuzzKeep]=600000x
 )
 if [ "${FUZZTIME:-}" != 0 ]; then
 	grep -rl --include='*_test.go' '^func Fuzz' . | xargs -r -n1 dirname | sort -u | while read -r pkg; do

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -47,15 +48,15 @@ func get(t *testing.T, fs vfs.FS, name string) string {
 func TestOffsetsRoundTripBytes(t *testing.T) {
 	fs := newFS(t)
 	m := map[TopicPartition]int64{{"b", 0}: 7, {"a", 10}: 3, {"a", 2}: 1 << 40}
-	if err := WriteOffsets(fs, "/d/"+RecoveryPointFile, m); err != nil {
+	if err := WriteOffsets(fs, "/d/"+kafkaname.RecoveryPointFile, m); err != nil {
 		t.Fatal(err)
 	}
 	want := "0\n3\na 2 1099511627776\na 10 3\nb 0 7\n"
 	crashed := fs.Crash() // durable: survives a crash
-	if got := get(t, crashed, "/d/"+RecoveryPointFile); got != want {
+	if got := get(t, crashed, "/d/"+kafkaname.RecoveryPointFile); got != want {
 		t.Fatalf("bytes %q, want %q", got, want)
 	}
-	back, err := ReadOffsets(crashed, "/d/"+RecoveryPointFile)
+	back, err := ReadOffsets(crashed, "/d/"+kafkaname.RecoveryPointFile)
 	if err != nil || len(back) != 3 || back[TopicPartition{"a", 2}] != 1<<40 {
 		t.Fatalf("read back %v %v", back, err)
 	}
@@ -113,10 +114,10 @@ func TestOffsetsErrorsNameFileAndLine(t *testing.T) {
 
 func TestLeaderEpochs(t *testing.T) {
 	fs := newFS(t)
-	if err := WriteLeaderEpochs(fs, "/d/"+LeaderEpochFile, []EpochEntry{{0, 0}}); err != nil {
+	if err := WriteLeaderEpochs(fs, "/d/"+kafkaname.LeaderEpochFile, []EpochEntry{{0, 0}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := get(t, fs, "/d/"+LeaderEpochFile); got != "0\n1\n0 0\n" {
+	if got := get(t, fs, "/d/"+kafkaname.LeaderEpochFile); got != "0\n1\n0 0\n" {
 		t.Fatalf("bytes %q", got)
 	}
 	put(t, fs, "/d/le", "0\n2\n0 0\n3 150\n")
@@ -137,14 +138,14 @@ func TestLeaderEpochs(t *testing.T) {
 func TestPartitionMetadata(t *testing.T) {
 	fs := newFS(t)
 	id := UUID{0x8e, 0x1a, 0x2b, 0x3c, 0x4d, 0x5e, 0x6f, 0x70, 0x81, 0x92, 0xa3, 0xb4, 0xc5, 0xd6, 0xe7, 0xf8}
-	if err := WritePartitionMetadata(fs, "/d/"+PartitionMetaFile, id); err != nil {
+	if err := WritePartitionMetadata(fs, "/d/"+kafkaname.PartitionMetadataFile, id); err != nil {
 		t.Fatal(err)
 	}
 	want := "version: 0\ntopic_id: jhorPE1eb3CBkqO0xdbn-A"
-	if got := get(t, fs, "/d/"+PartitionMetaFile); got != want {
+	if got := get(t, fs, "/d/"+kafkaname.PartitionMetadataFile); got != want {
 		t.Fatalf("bytes %q, want %q", got, want)
 	}
-	back, err := ReadPartitionMetadata(fs, "/d/"+PartitionMetaFile)
+	back, err := ReadPartitionMetadata(fs, "/d/"+kafkaname.PartitionMetadataFile)
 	if err != nil || back != id {
 		t.Fatalf("read back %v %v", back, err)
 	}
@@ -173,14 +174,14 @@ func TestMetaProperties(t *testing.T) {
 	fs := newFS(t)
 	now := time.Date(2026, 11, 30, 1, 7, 58, 0, time.UTC)
 	m := map[string]string{"version": "1", "node.id": "1", "cluster.id": "MkU3OEVBNTcwNTJENDM2Qg", "directory.id": "jhorPE1eb3CBkqO0xdbn-A"}
-	if err := WriteMetaPropertiesAt(fs, "/d/"+MetaPropertiesFile, m, now); err != nil {
+	if err := WriteMetaPropertiesAt(fs, "/d/"+kafkaname.MetaPropertiesFile, m, now); err != nil {
 		t.Fatal(err)
 	}
 	want := "#\n#Mon Nov 30 01:07:58 UTC 2026\ncluster.id=MkU3OEVBNTcwNTJENDM2Qg\ndirectory.id=jhorPE1eb3CBkqO0xdbn-A\nnode.id=1\nversion=1\n"
-	if got := get(t, fs, "/d/"+MetaPropertiesFile); got != want {
+	if got := get(t, fs, "/d/"+kafkaname.MetaPropertiesFile); got != want {
 		t.Fatalf("bytes %q, want %q", got, want)
 	}
-	back, err := ReadMetaProperties(fs, "/d/"+MetaPropertiesFile)
+	back, err := ReadMetaProperties(fs, "/d/"+kafkaname.MetaPropertiesFile)
 	if err != nil || len(back) != 4 || back["cluster.id"] != m["cluster.id"] {
 		t.Fatalf("%v %v", back, err)
 	}
@@ -222,7 +223,7 @@ func TestPropertiesEscapes(t *testing.T) {
 
 func TestCleanShutdown(t *testing.T) {
 	fs := newFS(t)
-	path := "/d/" + CleanShutdownFile
+	path := "/d/" + kafkaname.CleanShutdownFile
 	if ok, err := HasCleanShutdown(fs, path); ok || err != nil {
 		t.Fatalf("before: %v %v", ok, err)
 	}

@@ -35,17 +35,5 @@ func (e *ParseError) Error() string {
 // Is makes errors.Is(err, ErrMalformed) true.
 func (e *ParseError) Is(target error) bool { return target == ErrMalformed }
 
-// File names of a Kafka log directory.
-const (
-	RecoveryPointFile    = "recovery-point-offset-checkpoint"
-	LogStartOffsetFile   = "log-start-offset-checkpoint"
-	ReplicationFile      = "replication-offset-checkpoint"
-	CleanerOffsetFile    = "cleaner-offset-checkpoint"
-	LeaderEpochFile      = "leader-epoch-checkpoint"
-	PartitionMetaFile    = "partition.metadata"
-	MetaPropertiesFile   = "meta.properties"
-	CleanShutdownFile    = ".kafka_cleanshutdown"
-	LockFile             = ".lock"
-	checkpointTmpSuffix  = ".tmp"
-	currentCheckpointVer = 0
-)
+// currentCheckpointVer is the version line of the offset and epoch files.
+const currentCheckpointVer = 0

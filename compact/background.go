@@ -6,6 +6,10 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/partlog"
 )
 
 // Defaults of the background cleaner (Kafka's broker settings).
@@ -27,6 +31,9 @@ type BackgroundOptions struct {
 	// OnCleaned, if set, is told about every cleaning that did work
 	// (metrics.Metrics.Cleaned fits).
 	OnCleaned func(topic string, partition int, read, written, removed int64)
+	// OnFailed, if set, is told about every cleaning that failed (after
+	// the failure was logged with topic, partition and file).
+	OnFailed func(topic string, partition int, err error)
 }
 
 // StartLogs runs Threads cleaner goroutines over the logs that logs()
@@ -100,7 +107,11 @@ func (m *manager) thread(id int, quit <-chan struct{}) {
 		case errors.Is(err, ErrConflict):
 			log.WithError(err).WithField("log", logKey(target)).Info("segments changed during cleaning; will retry")
 		case err != nil:
-			log.WithError(err).WithField("log", logKey(target)).Error("cleaning failed; skipping this log for a while")
+			log.WithError(err).WithFields(logrus.Fields{"topic": target.Topic(), "partition": target.Partition(),
+				"file": partlog.FileOf(err)}).Error("cleaning failed; skipping this log for a while")
+			if m.opt.OnFailed != nil {
+				m.opt.OnFailed(target.Topic(), target.Partition(), err)
+			}
 		case st.Rounds > 0 && m.opt.OnCleaned != nil:
 			m.opt.OnCleaned(target.Topic(), target.Partition(), st.BytesRead, st.BytesWritten, st.RecordsRemoved)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -15,7 +16,7 @@ var ErrConflict = errors.New("compact: segments changed during cleaning")
 
 // segmentName is the name a segment gets in errors.
 func segmentName(log Target, seg partlog.Segment) string {
-	return fmt.Sprintf("%s-%d/%020d.log", log.Topic(), log.Partition(), seg.Base)
+	return kafkaname.PartitionDir(log.Topic(), log.Partition()) + "/" + kafkaname.SegmentFile(seg.Base, kafkaname.LogSuffix)
 }
 
 // eachBatch calls fn for each batch of seg's snapshot bytes, reporting the

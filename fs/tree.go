@@ -32,20 +32,6 @@ var (
 
 const metricsName = ".metrics"
 
-// validTopic is Kafka's topic name rule (SPEC §2).
-func validTopic(name string) bool {
-	if name == "" || len(name) > 249 || name == "." || name == ".." {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '.' || c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
 func (n *rootNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	n.fsys.dirAttr(out, true)
 	return 0
@@ -64,7 +50,7 @@ func (n *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 			return &groupsDir{f: n.fsys}
 		}), 0
 	}
-	if !validTopic(name) {
+	if partlog.CheckTopic(name) != nil {
 		return nil, fail(lg, "lookup", fmt.Errorf("topic name %q: %w", name, partlog.ErrInvalid))
 	}
 	if _, err := n.fsys.opt.Store.Partitions(name); err != nil {
@@ -92,7 +78,7 @@ func (n *rootNode) Mkdir(ctx context.Context, name string, mode uint32, out *fus
 	if n.fsys.ro {
 		return nil, fail(lg, "mkdir", partlog.ErrReadOnly)
 	}
-	if !validTopic(name) {
+	if partlog.CheckTopic(name) != nil {
 		return nil, fail(lg, "mkdir", fmt.Errorf("topic name %q: %w", name, partlog.ErrInvalid))
 	}
 	if err := n.fsys.opt.Store.CreateTopic(name); err != nil {

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/partfs/partfs/checkpoint"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/progress"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
@@ -101,32 +101,23 @@ func segmentBytes(dataDir string, entries []os.DirEntry) int64 {
 	return total
 }
 
-// isPartitionDir matches "<topic>-<n>".
+// isPartitionDir matches the directories the store opens as partitions
+// (kafkaname.ParsePartitionDir).
 func isPartitionDir(name string) bool {
-	_, _, ok := splitPartitionDir(name)
+	_, _, ok := kafkaname.ParsePartitionDir(name)
 	return ok
-}
-
-func splitPartitionDir(name string) (string, int, bool) {
-	i := strings.LastIndexByte(name, '-')
-	if i <= 0 {
-		return "", 0, false
-	}
-	n, err := strconv.Atoi(name[i+1:])
-	return name[:i], n, err == nil && n >= 0
 }
 
 // checkRecoveryPoint reports a recovery point past the partition's end.
 func (c *checker) checkRecoveryPoint(dirName string, end int64) {
-	topic, n, _ := splitPartitionDir(dirName)
+	topic, n, _ := kafkaname.ParsePartitionDir(dirName)
 	if rp, ok := c.rp[checkpoint.TopicPartition{Topic: topic, Partition: n}]; ok && rp > end {
 		c.damage("%s: %s %d: recovery point %d is past the log end offset %d", c.rpPath, topic, n, rp, end)
 	}
 }
 
 func (c *checker) checkRootFiles(dir string) {
-	for _, name := range []string{"recovery-point-offset-checkpoint", "log-start-offset-checkpoint",
-		"replication-offset-checkpoint", "cleaner-offset-checkpoint"} {
+	for _, name := range kafkaname.OffsetCheckpointFiles {
 		path := filepath.Join(dir, name)
 		if _, err := os.Stat(path); err != nil {
 			continue
@@ -135,7 +126,7 @@ func (c *checker) checkRootFiles(dir string) {
 		if err != nil {
 			c.damage("%s: %v", path, err)
 		}
-		if name == "recovery-point-offset-checkpoint" && err == nil {
+		if name == kafkaname.RecoveryPointFile && err == nil {
 			c.rpPath, c.rp = path, m
 		}
 	}
@@ -154,9 +145,9 @@ func (c *checker) checkPartition(dir string) (int64, error) {
 		switch {
 		case e.Type()&os.ModeSymlink != 0:
 			c.damage("%s: a symbolic link; partfs does not follow it and does not open the partition", filepath.Join(dir, name))
-		case strings.HasSuffix(name, ".log"):
+		case strings.HasSuffix(name, kafkaname.LogSuffix):
 			logs = append(logs, name)
-		case strings.HasSuffix(name, ".cleaned") || strings.HasSuffix(name, ".swap"):
+		case strings.HasSuffix(name, kafkaname.CleanedSuffix) || strings.HasSuffix(name, kafkaname.SwapSuffix):
 			c.note("%s: left by an interrupted compaction; the next open finishes or undoes it", filepath.Join(dir, name))
 		}
 	}
@@ -165,7 +156,7 @@ func (c *checker) checkPartition(dir string) (int64, error) {
 	for i, name := range logs {
 		limit := int64(math.MaxInt64)
 		if i+1 < len(logs) {
-			limit, _ = strconv.ParseInt(strings.TrimSuffix(logs[i+1], ".log"), 10, 64)
+			limit, _ = kafkaname.ParseSegmentFile(logs[i+1], kafkaname.LogSuffix)
 		}
 		next, err := c.checkSegment(filepath.Join(dir, name), prevNext, limit)
 		if err != nil {
@@ -180,8 +171,8 @@ func (c *checker) checkPartition(dir string) (int64, error) {
 // base offset); it returns the offset after its last valid batch.
 func (c *checker) checkSegment(path string, prevNext, limit int64) (int64, error) {
 	c.segments++
-	base, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(path), ".log"), 10, 64)
-	if err != nil {
+	base, ok := kafkaname.ParseSegmentFile(filepath.Base(path), kafkaname.LogSuffix)
+	if !ok {
 		c.damage("%s: file name is not a base offset", path)
 		return prevNext, nil
 	}
@@ -245,8 +236,8 @@ func (c *checker) checkBatches(f io.ReaderAt, path string, base, limit, size int
 
 // checkIndexes verifies the .index and .timeindex beside a segment.
 func (c *checker) checkIndexes(logPath string, base int64) {
-	stem := strings.TrimSuffix(logPath, ".log")
-	for _, suf := range []string{".index", ".timeindex"} {
+	stem := strings.TrimSuffix(logPath, kafkaname.LogSuffix)
+	for _, suf := range []string{kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix} {
 		path := stem + suf
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -255,7 +246,7 @@ func (c *checker) checkIndexes(logPath string, base int64) {
 		}
 		c.indexes++
 		entry := int64(8)
-		if suf == ".timeindex" {
+		if suf == kafkaname.TimeIndexSuffix {
 			entry = 12
 		}
 		if fi.Size()%entry != 0 {

@@ -99,3 +99,41 @@ func TestCheckFindsDamage(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckSkipsWhatTheStoreSkips: check looks at the directories the
+// store opens as partitions (kafkaname.ParsePartitionDir), so a damaged
+// "t-01" beside "t-0", which the store does not open, is not reported,
+// and the segment count is t-0's alone.
+func TestCheckSkipsWhatTheStoreSkips(t *testing.T) {
+	dir := checkDataDir(t)
+	_, want := runCheck(t, dir)
+	pdir := filepath.Join(dir, "t-01")
+	if err := os.Mkdir(pdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "t-0", "00000000000000000000.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[300] ^= 0x40
+	writeFileT(t, filepath.Join(pdir, "00000000000000000000.log"), b)
+	damaged, out := runCheck(t, dir)
+	if damaged || out != want {
+		t.Fatalf("check of t-01 beside t-0:\n%s\nwant as without it:\n%s", out, want)
+	}
+	st, err := logstore.Open(dir, logstore.Options{NoBackground: true, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n, err := st.Partitions("t"); err != nil || n != 1 {
+		t.Fatalf("store opened %d partitions of t (%v), want 1", n, err)
+	}
+}
+
+func writeFileT(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

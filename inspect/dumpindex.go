@@ -13,6 +13,7 @@ import (
 
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/index"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -81,7 +82,7 @@ func DumpIndex(w io.Writer, file string, opt DumpOptions) error {
 
 // verdict is the line that ends a text --verify-index dump.
 func verdict(x *indexFile, problems []IndexProblem) string {
-	s := fmt.Sprintf("Verified %d entries against %020d.log: ", len(x.entries), x.base)
+	s := fmt.Sprintf("Verified %d entries against %s: ", len(x.entries), kafkaname.SegmentFile(x.base, kafkaname.LogSuffix))
 	if len(problems) == 0 {
 		s += "all match"
 	} else {
@@ -124,8 +125,8 @@ func readIndexFile(path string) (*indexFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &indexFile{path: path, base: base, time: strings.Contains(filepath.Base(path), ".timeindex")}
-	if !x.time && !strings.Contains(filepath.Base(path), ".index") {
+	x := &indexFile{path: path, base: base, time: strings.Contains(filepath.Base(path), kafkaname.TimeIndexSuffix)}
+	if !x.time && !strings.Contains(filepath.Base(path), kafkaname.IndexSuffix) {
 		return nil, fmt.Errorf("%s: not an .index or .timeindex file", path)
 	}
 	data, err := os.ReadFile(path)
@@ -199,7 +200,7 @@ func printEntries(w io.Writer, x *indexFile, asJSON bool) error {
 
 // logBeside opens the .log of the index's segment.
 func logBeside(x *indexFile) (vfs.File, int64, error) {
-	name := filepath.Join(filepath.Dir(x.path), fmt.Sprintf("%020d.log", x.base))
+	name := filepath.Join(filepath.Dir(x.path), kafkaname.SegmentFile(x.base, kafkaname.LogSuffix))
 	f, err := vfs.Default.Open(name)
 	if err != nil {
 		return nil, 0, fmt.Errorf("verify %s: %w", x.path, err)
@@ -283,7 +284,7 @@ func verifyTimeIndex(x *indexFile, log io.ReaderAt, size int64) ([]IndexProblem,
 // offsetIndexBeside returns the entries of the segment's .index (none if
 // it is missing or unreadable: the search then starts at 0).
 func offsetIndexBeside(x *indexFile) []indexEntry {
-	oi, err := readIndexFile(filepath.Join(filepath.Dir(x.path), fmt.Sprintf("%020d.index", x.base)))
+	oi, err := readIndexFile(filepath.Join(filepath.Dir(x.path), kafkaname.SegmentFile(x.base, kafkaname.IndexSuffix)))
 	if err != nil {
 		return nil
 	}
@@ -401,13 +402,13 @@ func (p IndexProblem) jsonObject() map[string]any {
 // clean-shutdown marker).
 func DumpCheckpoint(w io.Writer, file string, opt DumpOptions) error {
 	switch filepath.Base(file) {
-	case checkpoint.PartitionMetaFile:
+	case kafkaname.PartitionMetadataFile:
 		return dumpPartitionMetadata(w, file, opt.JSON)
-	case checkpoint.MetaPropertiesFile:
+	case kafkaname.MetaPropertiesFile:
 		return dumpMetaProperties(w, file, opt.JSON)
-	case checkpoint.CleanShutdownFile:
+	case kafkaname.CleanShutdownFile:
 		return dumpCleanShutdown(w, file, opt.JSON)
-	case checkpoint.LeaderEpochFile:
+	case kafkaname.LeaderEpochFile:
 		return dumpLeaderEpochs(w, file, opt.JSON)
 	}
 	return dumpOffsets(w, file, opt.JSON)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/partfs/partfs/internaltopic"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 )
 
@@ -36,7 +37,7 @@ func DumpLog(w io.Writer, file string, opt DumpOptions) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	d := &logDumper{w: bw, opt: opt}
-	if !opt.JSON && strings.HasSuffix(file, ".log") {
+	if !opt.JSON && strings.HasSuffix(file, kafkaname.LogSuffix) {
 		if base, err := baseOffsetOf(file); err == nil {
 			fmt.Fprintf(bw, "Log starting offset: %d\n", base)
 		}

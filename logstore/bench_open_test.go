@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/partfs/partfs/checkpoint"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -44,7 +45,7 @@ func BenchmarkCleanOpen1000(b *testing.B) {
 	for p := 0; p < 1000; p++ {
 		offsets[checkpoint.TopicPartition{Topic: "t", Partition: p}] = 800
 	}
-	if err := checkpoint.WriteOffsets(vfs.Default, filepath.Join(dir, recoveryPointFile), offsets); err != nil {
+	if err := checkpoint.WriteOffsets(vfs.Default, filepath.Join(dir, kafkaname.RecoveryPointFile), offsets); err != nil {
 		b.Fatal(err)
 	}
 	var reads readCounter
@@ -79,8 +80,8 @@ func BenchmarkUncleanOpen(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				os.Remove(filepath.Join(dir, cleanShutdownFile))
-				os.Remove(filepath.Join(dir, recoveryPointFile))
+				os.Remove(filepath.Join(dir, kafkaname.CleanShutdownFile))
+				os.Remove(filepath.Join(dir, kafkaname.RecoveryPointFile))
 				b.StartTimer()
 				st, err := Open(dir, Options{NoBackground: true})
 				if err != nil {

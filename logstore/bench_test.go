@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -147,7 +148,7 @@ func BenchmarkSequentialRead(b *testing.B) {
 	buf := make([]byte, 1<<20)
 	segs, release := l.Segments()
 	for _, s := range segs {
-		f, _ := os.Open(segmentPath(l.dir, s.Base, logSuffix))
+		f, _ := os.Open(segmentPath(l.dir, s.Base, kafkaname.LogSuffix))
 		for pos := int64(0); pos < s.Size; pos += int64(len(buf)) {
 			f.ReadAt(buf, pos)
 		}

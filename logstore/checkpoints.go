@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/partfs/partfs/checkpoint"
+	"github.com/partfs/partfs/kafkaname"
 )
 
 // logCheckpoints are one partition's entries in the root checkpoint files.
@@ -41,9 +42,9 @@ func (st *Store) readCheckpoints() (rootCheckpoints, error) {
 		}
 		return m
 	}
-	rc.recovery = read(recoveryPointFile)
-	rc.logStart = read(logStartOffsetFile)
-	rc.cleaner = read(cleanerOffsetFile)
+	rc.recovery = read(kafkaname.RecoveryPointFile)
+	rc.logStart = read(kafkaname.LogStartOffsetFile)
+	rc.cleaner = read(kafkaname.CleanerOffsetFile)
 	return rc, err
 }
 
@@ -107,16 +108,16 @@ func (st *Store) writeCheckpoints() error {
 		l.mu.Unlock()
 	}
 	return errors.Join(
-		checkpoint.WriteOffsets(st.fs, st.path(recoveryPointFile), rp),
-		checkpoint.WriteOffsets(st.fs, st.path(logStartOffsetFile), ls),
-		checkpoint.WriteOffsets(st.fs, st.path(replicationFile), hw),
-		checkpoint.WriteOffsets(st.fs, st.path(cleanerOffsetFile), cl),
+		checkpoint.WriteOffsets(st.fs, st.path(kafkaname.RecoveryPointFile), rp),
+		checkpoint.WriteOffsets(st.fs, st.path(kafkaname.LogStartOffsetFile), ls),
+		checkpoint.WriteOffsets(st.fs, st.path(kafkaname.ReplicationFile), hw),
+		checkpoint.WriteOffsets(st.fs, st.path(kafkaname.CleanerOffsetFile), cl),
 	)
 }
 
 // ensureMetaProperties writes a KRaft-style meta.properties when missing.
 func (st *Store) ensureMetaProperties() error {
-	path := st.path(metaPropertiesFile)
+	path := st.path(kafkaname.MetaPropertiesFile)
 	if _, err := st.fs.Stat(path); err == nil {
 		return nil
 	}
@@ -141,6 +142,6 @@ func randomUUID() string {
 
 // readTopicID reads partition.metadata of a partition directory.
 func (st *Store) readTopicID(dir string) ([16]byte, bool) {
-	id, err := checkpoint.ReadPartitionMetadata(st.fs, filepath.Join(dir, partitionMetaFile))
+	id, err := checkpoint.ReadPartitionMetadata(st.fs, filepath.Join(dir, kafkaname.PartitionMetadataFile))
 	return id, err == nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/partfs/partfs/index"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
@@ -46,13 +47,13 @@ func (l *Log) NewCleanedSegment(base int64) (*CleanedSegment, error) {
 	if l.readOnly {
 		return nil, fmt.Errorf("clean %s: %w", l.dir, partlog.ErrReadOnly)
 	}
-	path := segmentPath(l.dir, base, logSuffix) + cleanedSuffix
+	path := segmentPath(l.dir, base, kafkaname.LogSuffix) + kafkaname.CleanedSuffix
 	f, err := l.fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	l.mu.Lock()
-	s := &segment{dir: l.dir, base: base, log: f, path: path, suffix: cleanedSuffix, next: base,
+	s := &segment{dir: l.dir, base: base, log: f, path: path, suffix: kafkaname.CleanedSuffix, next: base,
 		maxTs: -1, offMaxTs: base, rollTs: -1, created: l.now(), records: -1}
 	err = l.openIndexes(s, true, true)
 	l.mu.Unlock()
@@ -93,8 +94,8 @@ func (c *CleanedSegment) Abort() error {
 	}
 	c.done = true
 	err := c.seg.closeFiles()
-	for _, kind := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
-		if e := c.l.fs.Remove(segmentPath(c.l.dir, c.seg.base, kind) + cleanedSuffix); e != nil && !isNotExist(e) {
+	for _, kind := range []string{kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix, kafkaname.TxnIndexSuffix} {
+		if e := c.l.fs.Remove(segmentPath(c.l.dir, c.seg.base, kind) + kafkaname.CleanedSuffix); e != nil && !isNotExist(e) {
 			err = errors.Join(err, e)
 		}
 	}
@@ -109,7 +110,7 @@ func (c *CleanedSegment) finish(mtimeOf *segment) error {
 		return err
 	}
 	if len(c.txns) > 0 {
-		path := segmentPath(c.l.dir, s.base, txnIndexSuffix) + cleanedSuffix
+		path := segmentPath(c.l.dir, s.base, kafkaname.TxnIndexSuffix) + kafkaname.CleanedSuffix
 		if err := vfs.WriteFileDurable(c.l.fs, path, c.txns); err != nil {
 			return err
 		}
@@ -151,10 +152,10 @@ func (l *Log) ReplaceSegments(cleaned []*CleanedSegment, old []partlog.Segment) 
 		}
 	}
 	for i := len(cleaned) - 1; i >= 0; i-- {
-		if err := l.renameSuffix(cleaned[i].seg.base, cleanedSuffix, swapSuffix); err != nil {
+		if err := l.renameSuffix(cleaned[i].seg.base, kafkaname.CleanedSuffix, kafkaname.SwapSuffix); err != nil {
 			return err
 		}
-		cleaned[i].seg.suffix = swapSuffix
+		cleaned[i].seg.suffix = kafkaname.SwapSuffix
 	}
 	if err := l.fs.SyncDir(l.dir); err != nil {
 		return fmt.Errorf("fsync %s: %w", l.dir, err)
@@ -229,10 +230,10 @@ func (l *Log) swapIn(from int, olds []*segment, cleaned []*CleanedSegment) error
 	end := l.segs[from+len(olds)].base
 	news := make([]*segment, len(cleaned))
 	for i, c := range cleaned {
-		errs = append(errs, l.renameSuffix(c.seg.base, swapSuffix, ""))
+		errs = append(errs, l.renameSuffix(c.seg.base, kafkaname.SwapSuffix, ""))
 		s := c.seg
 		c.done = true
-		s.suffix, s.path, s.id = "", segmentPath(l.dir, s.base, logSuffix), l.store.nextID()
+		s.suffix, s.path, s.id = "", segmentPath(l.dir, s.base, kafkaname.LogSuffix), l.store.nextID()
 		s.next = end
 		if i+1 < len(cleaned) {
 			s.next = cleaned[i+1].seg.base
@@ -262,10 +263,10 @@ func (l *Log) removeOldFiles(s *segment) error {
 // from one operation suffix to another.
 func (l *Log) renameSuffix(base int64, from, to string) error {
 	var errs []error
-	for _, kind := range []string{txnIndexSuffix, indexSuffix, timeIndexSuffix, logSuffix} {
+	for _, kind := range []string{kafkaname.TxnIndexSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix, kafkaname.LogSuffix} {
 		p := segmentPath(l.dir, base, kind)
 		if err := l.fs.Rename(p+from, p+to); err != nil {
-			if kind == txnIndexSuffix && isNotExist(err) {
+			if kind == kafkaname.TxnIndexSuffix && isNotExist(err) {
 				continue
 			}
 			errs = append(errs, fmt.Errorf("rename %s%s to %s: %w", p, from, to, err))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -142,7 +143,7 @@ func logBatches(t *testing.T, l *Log) []record.BatchHeader {
 	defer release()
 	var out []record.BatchHeader
 	for _, s := range segs {
-		f, err := os.Open(segmentPath(l.Dir(), s.Base, logSuffix))
+		f, err := os.Open(segmentPath(l.Dir(), s.Base, kafkaname.LogSuffix))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/partfs/partfs/index"
+	"github.com/partfs/partfs/kafkaname"
 )
 
 // openIndexes opens (create: creates) a segment's .index and .timeindex;
@@ -20,11 +21,11 @@ func (l *Log) openIndexes(s *segment, active, create bool) error {
 	if active {
 		maxBytes = l.cfg.SegmentIndexBytes
 	}
-	oi, err := l.openIndexFile(s.base, indexSuffix+s.suffix, create)
+	oi, err := l.openIndexFile(s.base, kafkaname.IndexSuffix+s.suffix, create)
 	if err != nil {
 		return err
 	}
-	ti, err := l.openIndexFile(s.base, timeIndexSuffix+s.suffix, create)
+	ti, err := l.openIndexFile(s.base, kafkaname.TimeIndexSuffix+s.suffix, create)
 	if err != nil {
 		oi.Close()
 		return err
@@ -76,11 +77,11 @@ func (l *Log) openIndexFile(base int64, suffix string, create bool) (index.File,
 // rebuildableIndexes replaces a read-only segment's indexes by empty
 // in-memory ones that recovery can fill. REQUIRES: mu held.
 func (l *Log) memIndexes(s *segment, maxBytes int) error {
-	ox, err := index.OpenOffsetIndex(newMemFile(segmentPath(l.dir, s.base, indexSuffix)), s.base, maxBytes)
+	ox, err := index.OpenOffsetIndex(newMemFile(segmentPath(l.dir, s.base, kafkaname.IndexSuffix)), s.base, maxBytes)
 	if err != nil {
 		return err
 	}
-	tx, err := index.OpenTimeIndex(newMemFile(segmentPath(l.dir, s.base, timeIndexSuffix)), s.base, maxBytes)
+	tx, err := index.OpenTimeIndex(newMemFile(segmentPath(l.dir, s.base, kafkaname.TimeIndexSuffix)), s.base, maxBytes)
 	if err != nil {
 		return err
 	}
@@ -108,14 +109,19 @@ func (s *segment) seal() error {
 	return errors.Join(s.oidx.TrimToValidSize(), s.tidx.TrimToValidSize())
 }
 
-// expandIndexes preallocates the active segment's indexes again.
+// expandIndexes preallocates the active segment's indexes again, to
+// segment.index.bytes but never below the entries they hold plus the time
+// index's slot for the entry the next roll or close writes (a segment
+// written under a larger segment.index.bytes then rolls at its next
+// append).
 func (l *Log) expandIndexes(s *segment) error {
 	if l.readOnly {
 		return nil
 	}
 	s.ixmu.Lock()
 	defer s.ixmu.Unlock()
-	return errors.Join(s.oidx.Resize(l.cfg.SegmentIndexBytes), s.tidx.Resize(l.cfg.SegmentIndexBytes))
+	return errors.Join(s.oidx.Resize(max(l.cfg.SegmentIndexBytes, s.oidx.Entries()*8)),
+		s.tidx.Resize(max(l.cfg.SegmentIndexBytes, (s.tidx.Entries()+1)*12)))
 }
 
 // truncateIndexes drops index entries with offsets >= next.

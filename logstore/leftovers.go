@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 )
 
@@ -21,7 +22,7 @@ type segmentFiles struct {
 // segmentKind returns the Kafka suffix of a segment file name without an
 // operation suffix, or "".
 func segmentKind(name string) string {
-	for _, suf := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
+	for _, suf := range []string{kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix, kafkaname.TxnIndexSuffix} {
 		if strings.HasSuffix(name, suf) {
 			return suf
 		}
@@ -44,17 +45,17 @@ func (l *Log) resolveLeftovers() ([]segmentFiles, error) {
 	var errs []error
 	for _, fi := range infos {
 		name := fi.Name()
-		base, ok := parseBase(name)
+		base, ok := kafkaname.ParseBase(name)
 		switch {
 		case fi.IsDir() || !ok:
-		case strings.HasSuffix(name, deletedSuffix):
+		case strings.HasSuffix(name, kafkaname.DeletedSuffix):
 			if !strings.HasSuffix(name, ".checkpoint.deleted") {
 				errs = append(errs, l.removeLeftover(name, "stray .deleted file"))
 			}
-		case strings.HasSuffix(name, cleanedSuffix):
+		case strings.HasSuffix(name, kafkaname.CleanedSuffix):
 			minCleaned = min(minCleaned, base)
 			errs = append(errs, l.removeLeftover(name, "unfinished cleaning"))
-		case strings.HasSuffix(name, swapSuffix):
+		case strings.HasSuffix(name, kafkaname.SwapSuffix):
 			swaps = append(swaps, name)
 		case segmentKind(name) != "":
 			plain = append(plain, name)
@@ -62,7 +63,7 @@ func (l *Log) resolveLeftovers() ([]segmentFiles, error) {
 	}
 	var kept []string
 	for _, name := range swaps {
-		if base, _ := parseBase(name); base >= minCleaned {
+		if base, _ := kafkaname.ParseBase(name); base >= minCleaned {
 			errs = append(errs, l.removeLeftover(name, "incomplete split"))
 			continue
 		}
@@ -78,40 +79,40 @@ func (l *Log) resolveLeftovers() ([]segmentFiles, error) {
 func (l *Log) completeSwaps(swaps, plain []string) ([]segmentFiles, error) {
 	lo, hi := int64(math.MaxInt64), int64(-1)
 	for _, name := range swaps {
-		if !strings.HasSuffix(name, logSuffix+swapSuffix) {
+		if !strings.HasSuffix(name, kafkaname.LogSuffix+kafkaname.SwapSuffix) {
 			continue
 		}
-		base, _ := parseBase(name)
+		base, _ := kafkaname.ParseBase(name)
 		lo = min(lo, base)
 		hi = max(hi, l.readNextOffset(l.dir+"/"+name, base))
 	}
 	var errs []error
 	bases := map[int64]string{}
 	for _, name := range plain {
-		base, _ := parseBase(name)
+		base, _ := kafkaname.ParseBase(name)
 		if base >= lo && base < hi {
 			errs = append(errs, l.removeLeftover(name, "replaced by a .swap segment"))
 			continue
 		}
-		if segmentKind(name) == logSuffix {
+		if segmentKind(name) == kafkaname.LogSuffix {
 			bases[base] = ""
 		}
 	}
 	for _, name := range swaps {
-		base, _ := parseBase(name)
+		base, _ := kafkaname.ParseBase(name)
 		if l.readOnly {
-			if strings.HasSuffix(name, logSuffix+swapSuffix) {
-				bases[base] = swapSuffix
+			if strings.HasSuffix(name, kafkaname.LogSuffix+kafkaname.SwapSuffix) {
+				bases[base] = kafkaname.SwapSuffix
 			}
 			continue
 		}
-		final := strings.TrimSuffix(name, swapSuffix)
+		final := strings.TrimSuffix(name, kafkaname.SwapSuffix)
 		if err := l.fs.Rename(l.dir+"/"+name, l.dir+"/"+final); err != nil {
 			errs = append(errs, fmt.Errorf("rename %s to %s: %w", name, final, err))
 			continue
 		}
 		l.logger.WithField("file", name).Info("completed an interrupted segment swap")
-		if strings.HasSuffix(final, logSuffix) {
+		if strings.HasSuffix(final, kafkaname.LogSuffix) {
 			bases[base] = ""
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -29,7 +30,7 @@ func (st *Store) loadAll() error {
 	}
 	parts := map[string][]int{}
 	for _, fi := range infos {
-		t, n, ok := parsePartitionDir(fi.Name())
+		t, n, ok := kafkaname.ParsePartitionDir(fi.Name())
 		switch {
 		case ok && fi.Mode()&os.ModeSymlink != 0:
 			st.logger.WithField("path", st.path(fi.Name())).
@@ -39,12 +40,16 @@ func (st *Store) loadAll() error {
 		}
 	}
 	var broker map[string]map[string]string
+	var brokerErr error
 	if ns, ok := parts[metadataTopic]; ok {
 		delete(parts, metadataTopic)
-		broker = st.brokerConfigs(st.loadTopic(metadataTopic, ns, overrides[metadataTopic], nil, cps))
+		broker, brokerErr = st.brokerConfigs(st.loadTopic(metadataTopic, ns, overrides[metadataTopic], nil, nil, cps))
+		if brokerErr != nil {
+			st.logger.WithError(brokerErr).Error("cannot read the topic configurations of the metadata log: no topic opened, nothing deleted")
+		}
 	}
 	for name, ns := range parts {
-		st.loadTopic(name, ns, overrides[name], broker[name], cps)
+		st.loadTopic(name, ns, overrides[name], broker[name], brokerErr, cps)
 	}
 	return nil
 }
@@ -55,8 +60,9 @@ func (st *Store) loadAll() error {
 // EIO). A partition that fails to load is reported and left unopened while
 // the others open. Unopened partitions keep their checkpoint entries.
 // broker holds the topic's configuration from a KRaft metadata log, under
-// overrides.
-func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]string, cps rootCheckpoints) *topic {
+// overrides; brokerErr says the metadata log could not be read (the topic
+// is then not opened).
+func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]string, brokerErr error, cps rootCheckpoints) *topic {
 	if overrides == nil {
 		overrides = map[string]string{}
 	}
@@ -74,8 +80,11 @@ func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]s
 	if cfgErr != nil {
 		lg.WithError(cfgErr).Error("stored topic configuration has a bad value: topic not opened, nothing deleted")
 	}
+	if brokerErr != nil {
+		cfgErr = brokerErr
+	}
 	for i, n := range ns {
-		dir := st.path(partitionDirName(name, n))
+		dir := st.path(kafkaname.PartitionDir(name, n))
 		if i == 0 {
 			t.id, _ = st.readTopicID(dir)
 		}
@@ -100,7 +109,7 @@ func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]s
 // newLog builds an empty Log value for dir.
 func (st *Store) newLog(topic string, n int, dir string, cfg config.Topic) *Log {
 	return &Log{store: st, topic: topic, partition: n, dir: dir, fs: st.fs, now: st.opt.Now,
-		logger: st.logger.WithField("partition", partitionDirName(topic, n)), readOnly: st.opt.ReadOnly || topic == metadataTopic,
+		logger: st.logger.WithField("partition", kafkaname.PartitionDir(topic, n)), readOnly: st.opt.ReadOnly || topic == metadataTopic,
 		cfg: cfg, byID: map[uint64]*segment{}, changed: make(chan struct{}), lastFlush: st.opt.Now()}
 }
 
@@ -178,7 +187,7 @@ func (l *Log) loadSegments(cp logCheckpoints, clean bool) error {
 
 // openSegment opens a segment's .log (size from stat) and its indexes.
 func (l *Log) openSegment(f segmentFiles) (*segment, error) {
-	path := segmentPath(l.dir, f.base, logSuffix) + f.suffix
+	path := segmentPath(l.dir, f.base, kafkaname.LogSuffix) + f.suffix
 	flag := os.O_RDWR
 	if l.readOnly {
 		flag = os.O_RDONLY
@@ -281,7 +290,7 @@ func (l *Log) scanTail(s *segment) error {
 // segment so that offsets still answer.
 func (l *Log) emptyReadOnly(start int64) error {
 	s := &segment{dir: l.dir, base: max(start, 0), id: l.store.nextID(), log: emptyFile{},
-		path: segmentPath(l.dir, max(start, 0), logSuffix), next: max(start, 0), maxTs: -1, rollTs: -1, created: l.now()}
+		path: segmentPath(l.dir, max(start, 0), kafkaname.LogSuffix), next: max(start, 0), maxTs: -1, rollTs: -1, created: l.now()}
 	if err := l.memIndexes(s, 0); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/partfs/partfs/internal/testutil"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
@@ -48,7 +49,7 @@ func (f countingFile) ReadAt(p []byte, off int64) (int, error) {
 // headerAt parses the batch header at pos of segment base's .log.
 func headerAt(t *testing.T, fs vfs.FS, l *Log, base, pos int64) record.BatchHeader {
 	t.Helper()
-	f, err := fs.Open(segmentPath(l.dir, base, logSuffix))
+	f, err := fs.Open(segmentPath(l.dir, base, kafkaname.LogSuffix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestLocatedReadsReportCorruption(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	path := segmentPath("/data/t-0", 0, logSuffix)
+	path := segmentPath("/data/t-0", 0, kafkaname.LogSuffix)
 	poke := func(pos int64, b []byte) {
 		f, err := fs.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {

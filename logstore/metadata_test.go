@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -160,7 +161,7 @@ func TestKRaftTopicConfigs(t *testing.T) {
 	if err != nil || !strings.Contains(string(stored), `"segment.bytes": "2097152"`) || strings.Contains(string(stored), "retention.ms") {
 		t.Fatalf("partfs-topics.json: %s %v", stored, err)
 	}
-	for _, f := range []string{recoveryPointFile, replicationFile, logStartOffsetFile, cleanerOffsetFile} {
+	for _, f := range []string{kafkaname.RecoveryPointFile, kafkaname.ReplicationFile, kafkaname.LogStartOffsetFile, kafkaname.CleanerOffsetFile} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil || strings.Contains(string(b), metadataTopic) {
 			t.Fatalf("%s: %q %v", f, b, err)
@@ -176,5 +177,62 @@ func TestKRaftTopicConfigs(t *testing.T) {
 	}
 	if got := configValue(t, st, "orders", "retention.ms"); got != "-1" {
 		t.Fatalf("after reopening, retention.ms %s", got)
+	}
+}
+
+// metaBatches encodes metadata record values as one batch each from base.
+func metaBatches(t *testing.T, base int64, values ...[]byte) []byte {
+	t.Helper()
+	var enc record.Encoder
+	var out []byte
+	for i, v := range values {
+		var err error
+		if out, err = enc.AppendBatch(out, base+int64(i), []record.Record{{Timestamp: 1000, Value: v}}, record.BatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestKRaftSnapshotConfigs: the newest snapshot holds what the log no
+// longer has; the log's records after it apply on top. A log that starts
+// past offset 0 with no snapshot leaves every topic unopened (a missing
+// retention.ms=-1 would delete data), with nothing deleted.
+func TestKRaftSnapshotConfigs(t *testing.T) {
+	for _, withSnapshot := range []bool{true, false} {
+		dir := t.TempDir()
+		meta := filepath.Join(dir, "__cluster_metadata-0")
+		for _, d := range []string{meta, filepath.Join(dir, "orders-0")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if withSnapshot {
+			writeFile(t, filepath.Join(meta, "00000000000000000002-0000000001.checkpoint"),
+				metaBatches(t, 0, topicRecord("orders", 1), configRecord("orders", "retention.ms", "-1")))
+			writeFile(t, filepath.Join(meta, "00000000000000000001-0000000001.checkpoint"), []byte("older, never read"))
+		}
+		writeFile(t, filepath.Join(meta, "00000000000000000002.log"),
+			metaBatches(t, 2, configRecord("orders", "segment.bytes", "1048576")))
+		old := metaBatches(t, 0, []byte("from 1970"))
+		writeFile(t, filepath.Join(dir, "orders-0", "00000000000000000000.log"), old)
+		st, err := Open(dir, Options{NoBackground: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if withSnapshot {
+			if got := configValue(t, st, "orders", "retention.ms") + " " + configValue(t, st, "orders", "segment.bytes"); got != "-1 1048576" {
+				t.Fatalf("retention.ms and segment.bytes: %s", got)
+			}
+		} else if _, err := st.Partition("orders", 0); err == nil {
+			l, _ := st.Log("orders", 0)
+			t.Fatalf("orders opened without its configuration (log [%d, %d))", l.StartOffset(), l.EndOffset())
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "orders-0", "00000000000000000000.log")); err != nil || string(b) != string(old) {
+			t.Fatalf("orders-0 changed: %v", err)
+		}
 	}
 }

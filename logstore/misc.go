@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -104,7 +105,7 @@ func (l *Log) runRebuilds() error {
 func (l *Log) loadTxnIndexes() error {
 	var errs []error
 	for _, s := range l.segs {
-		path := segmentPath(l.dir, s.base, txnIndexSuffix) + s.suffix
+		path := segmentPath(l.dir, s.base, kafkaname.TxnIndexSuffix) + s.suffix
 		f, err := l.fs.Open(path)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {

@@ -32,6 +32,12 @@ type Options struct {
 	// progress and metrics). It runs during Open, on the opening goroutine.
 	OnRecovered func(topic string, partition int, scanned, cut int64)
 
+	// OnBackgroundError, if set, is told of every failure of background
+	// work (task "flush", "retention", "delete", "rebuild" or "checkpoint";
+	// topic "" and partition -1 for the store's own files), after it was
+	// logged with topic, partition and file.
+	OnBackgroundError func(task, topic string, partition int, err error)
+
 	// Jitter returns a random value in [0, n) for segment.jitter.ms
 	// (default math/rand).
 	Jitter func(n int64) int64

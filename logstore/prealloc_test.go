@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/partfs/partfs/internal/testutil"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -55,7 +56,7 @@ func TestPreallocation(t *testing.T) {
 			}
 			pdir := filepath.Join(dir, "t-0")
 			for i, s := range segs {
-				path := segmentPath(pdir, s.Base, logSuffix)
+				path := segmentPath(pdir, s.Base, kafkaname.LogSuffix)
 				got, size := testutil.AllocatedBytes(t, path), fileSize(t, vfs.Default, path)
 				if size != s.Size {
 					t.Fatalf("%s: file size %d, segment size %d", path, size, s.Size)
@@ -71,7 +72,7 @@ func TestPreallocation(t *testing.T) {
 			if err := st.Close(); err != nil {
 				t.Fatal(err)
 			}
-			last := segmentPath(pdir, segs[len(segs)-1].Base, logSuffix)
+			last := segmentPath(pdir, segs[len(segs)-1].Base, kafkaname.LogSuffix)
 			if got, size := testutil.AllocatedBytes(t, last), fileSize(t, vfs.Default, last); got > roundUp(size, 4096) {
 				t.Errorf("closed %s: %d bytes allocated for %d", last, got, size)
 			}
@@ -103,7 +104,7 @@ func TestNoPreallocationForSmallAppends(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	path := segmentPath(filepath.Join(dir, "t-0"), 0, logSuffix)
+	path := segmentPath(filepath.Join(dir, "t-0"), 0, kafkaname.LogSuffix)
 	if got, size := testutil.AllocatedBytes(t, path), fileSize(t, vfs.Default, path); got > roundUp(size, 4096) {
 		t.Fatalf("%d bytes allocated for %d", got, size)
 	}
@@ -122,7 +123,7 @@ func TestPreallocationUndo(t *testing.T) {
 	if _, err := l.Append(rs); err != nil {
 		t.Fatal(err)
 	}
-	path := segmentPath(filepath.Join(dir, "t-0"), 0, logSuffix)
+	path := segmentPath(filepath.Join(dir, "t-0"), 0, kafkaname.LogSuffix)
 	size := fileSize(t, vfs.Default, path)
 	inj.N = inj.Count() + 1 // the next write fails
 	if _, err := l.Append(rs); err == nil {
@@ -182,7 +183,7 @@ func TestPreallocationUnsupported(t *testing.T) {
 		t.Fatalf("read %d records, want %d", len(got), 3*len(rs))
 	}
 	out := lg.Buf.String()
-	if n := strings.Count(out, "cannot reserve blocks"); n != 1 || !strings.Contains(out, segmentPath(filepath.Join(dir, "t-0"), 0, logSuffix)) {
+	if n := strings.Count(out, "cannot reserve blocks"); n != 1 || !strings.Contains(out, segmentPath(filepath.Join(dir, "t-0"), 0, kafkaname.LogSuffix)) {
 		t.Fatalf("want one warning naming the segment, got:\n%s", out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 )
 
@@ -221,7 +222,7 @@ func (l *Log) removeSegmentFiles(s *segment) {
 	if l.readOnly {
 		return
 	}
-	for _, suf := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
+	for _, suf := range []string{kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix, kafkaname.TxnIndexSuffix} {
 		if err := l.fs.Remove(segmentPath(l.dir, s.base, suf)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			l.logger.WithError(err).Warn("cannot remove segment file")
 		}

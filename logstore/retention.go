@@ -3,6 +3,7 @@ package logstore
 import (
 	"errors"
 	"fmt"
+	"github.com/partfs/partfs/kafkaname"
 	"time"
 )
 
@@ -14,10 +15,12 @@ type pendingDelete struct {
 
 // ApplyRetention deletes the oldest segments that breach the log start
 // offset, retention.bytes or retention.ms (Kafka's deleteOldSegments): it
-// walks from the oldest segment and stops at the first one to keep, never
-// deleting the active segment. Deleted segments are renamed to .deleted and
-// removed after file.delete.delay.ms; readers holding them keep reading.
-// It returns how many segments it deleted.
+// walks from the oldest segment and stops at the first one to keep. A
+// non-empty active segment that breaches retention is deleted too, after a
+// roll to an empty one at the log end (so the log end offset stays).
+// Deleted segments are renamed to .deleted and removed after
+// file.delete.delay.ms; readers holding them keep reading. It returns how
+// many segments it deleted.
 func (l *Log) ApplyRetention() (int, error) {
 	if l.readOnly {
 		return 0, nil
@@ -25,8 +28,16 @@ func (l *Log) ApplyRetention() (int, error) {
 	l.replaceMu.Lock()
 	defer l.replaceMu.Unlock()
 	l.mu.Lock()
-	victims := l.retentionVictims(l.now())
-	n, err := l.deleteSegments(victims, "retention")
+	now := l.now()
+	victims := l.retentionVictims(now)
+	var err error
+	if len(victims) > 0 && len(victims) == len(l.segs) {
+		err = l.roll(now)
+	}
+	n := 0
+	if err == nil {
+		n, err = l.deleteSegments(victims, "retention")
+	}
 	l.mu.Unlock()
 	if n > 0 {
 		err = errors.Join(err, l.fs.SyncDir(l.dir))
@@ -45,9 +56,12 @@ func (l *Log) retentionVictims(now time.Time) []*segment {
 	}
 	deleting := l.cfg.Deleting()
 	var out []*segment
-	for i, s := range l.segs[:len(l.segs)-1] {
-		next := l.segs[i+1].base
-		breach := next <= l.startOffset
+	for i, s := range l.segs {
+		last := i == len(l.segs)-1
+		if last && s.size == 0 {
+			break
+		}
+		breach := !last && l.segs[i+1].base <= l.startOffset
 		if deleting && l.cfg.RetentionBytes >= 0 && total-l.cfg.RetentionBytes-s.size >= 0 {
 			breach = true
 		}
@@ -104,9 +118,9 @@ func (l *Log) deleteSegments(victims []*segment, why string) (int, error) {
 func (l *Log) markDeleted(base int64, suffix string) error {
 	var errs []error
 	at := l.now().Add(time.Duration(l.cfg.FileDeleteDelayMs) * time.Millisecond)
-	for i, kind := range []string{logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix} {
+	for i, kind := range []string{kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix, kafkaname.TxnIndexSuffix} {
 		from := segmentPath(l.dir, base, kind) + suffix
-		to := segmentPath(l.dir, base, kind) + deletedSuffix
+		to := segmentPath(l.dir, base, kind) + kafkaname.DeletedSuffix
 		if err := l.fs.Rename(from, to); err != nil {
 			if i == 0 {
 				return fmt.Errorf("rename %s to .deleted: %w", from, err)

@@ -69,19 +69,26 @@ func TestRetentionMs(t *testing.T) {
 		t.Fatalf("deleted %d segments before retention.ms", n)
 	}
 	c.Add(2 * time.Minute)
-	// every segment is old now; the active one stays
-	if n, _ := l.ApplyRetention(); n != 3 {
-		t.Fatalf("deleted %d segments, want 3 (never the active)", n)
+	// every segment is old now: the active one too is rolled and deleted,
+	// as Kafka does; the log end stays
+	if n, err := l.ApplyRetention(); n != 4 || err != nil {
+		t.Fatalf("deleted %d segments (%v), want all 4", n, err)
 	}
-	if l.StartOffset() != 33 || l.EndOffset() != 40 {
-		t.Fatalf("start %d end %d", l.StartOffset(), l.EndOffset())
+	if l.StartOffset() != 40 || l.EndOffset() != 40 {
+		t.Fatalf("start %d end %d, want 40 40", l.StartOffset(), l.EndOffset())
+	}
+	if n, _ := l.ApplyRetention(); n != 0 {
+		t.Fatalf("deleted the empty active segment (%d)", n)
+	}
+	if _, err := l.Append([]record.Record{{Value: []byte("after"), Timestamp: c.Now().UnixMilli()}}); err != nil {
+		t.Fatal(err)
 	}
 	// start offset survives a reopen
 	st.Close()
 	st, l = openTest(t, fs, c, nil)
 	defer st.Close()
-	if l.StartOffset() != 33 {
-		t.Fatalf("start offset after reopen %d", l.StartOffset())
+	if l.StartOffset() != 40 || l.EndOffset() != 41 {
+		t.Fatalf("after reopen: start %d end %d, want 40 41", l.StartOffset(), l.EndOffset())
 	}
 }
 
@@ -100,8 +107,8 @@ func TestRetentionMtimeFallback(t *testing.T) {
 		t.Fatalf("deleted %d", n)
 	}
 	c.Add(31 * time.Minute)
-	if n, _ := l.ApplyRetention(); n != 3 {
-		t.Fatalf("deleted %d by mtime, want 3", n)
+	if n, _ := l.ApplyRetention(); n != 4 {
+		t.Fatalf("deleted %d by mtime, want 4", n)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 )
 
@@ -122,7 +123,7 @@ func (l *Log) addSegment(s *segment) {
 // createSegment creates the files of an empty active segment at base.
 // REQUIRES: mu held.
 func (l *Log) createSegment(base int64, now time.Time) (*segment, error) {
-	path := segmentPath(l.dir, base, logSuffix)
+	path := segmentPath(l.dir, base, kafkaname.LogSuffix)
 	f, err := l.fs.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create segment %s: %w", path, err)

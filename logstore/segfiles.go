@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/vfs"
 )
@@ -18,7 +19,7 @@ var _ partlog.SegmentFiler = (*Log)(nil)
 // directory (kafka-format.md §4–5): a segment file named by its base offset,
 // possibly with an operation suffix, or one of the partition's metadata files.
 func kafkaFile(name string) bool {
-	if name == leaderEpochFile || name == partitionMetaFile {
+	if name == kafkaname.LeaderEpochFile || name == kafkaname.PartitionMetadataFile {
 		return true
 	}
 	i := strings.IndexByte(name, '.')
@@ -26,11 +27,11 @@ func kafkaFile(name string) bool {
 		return false
 	}
 	rest := name[i:]
-	for _, op := range []string{deletedSuffix, cleanedSuffix, swapSuffix} {
+	for _, op := range []string{kafkaname.DeletedSuffix, kafkaname.CleanedSuffix, kafkaname.SwapSuffix} {
 		rest = strings.TrimSuffix(rest, op)
 	}
 	switch rest {
-	case logSuffix, indexSuffix, timeIndexSuffix, txnIndexSuffix, snapshotSuffix:
+	case kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix, kafkaname.TxnIndexSuffix, kafkaname.SnapshotSuffix:
 		return true
 	}
 	return false

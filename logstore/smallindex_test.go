@@ -21,8 +21,7 @@ func TestSmallIndexBytes(t *testing.T) {
 	for n := 1; n <= 64; n++ {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			dir, c := t.TempDir(), newClock()
-			opt := Options{Now: c.Now, NoBackground: true, Jitter: func(int64) int64 { return 0 },
-				Defaults: map[string]string{"segment.index.bytes": fmt.Sprint(max(n, config.MinIndexBytes))}}
+			opt := Options{Now: c.Now, NoBackground: true, Jitter: func(int64) int64 { return 0 }}
 			st, l := openAt(t, dir, opt)
 			err := st.SetTopicConfig("t", []partlog.KV{{Key: "segment.index.bytes", Value: fmt.Sprint(n)},
 				{Key: "index.interval.bytes", Value: "100"}})
@@ -53,14 +52,12 @@ func TestSmallIndexBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer st.Close()
 			l2, err := st.Log("t", 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := 0
 			segs, release := l2.Segments()
-			defer release()
 			for _, s := range segs {
 				if err := l2.Read(s, s.Base, func(r *record.Record) bool {
 					if r.Offset != int64(got) || strings.TrimSpace(string(r.Value)) != fmt.Sprint(got) {
@@ -74,6 +71,14 @@ func TestSmallIndexBytes(t *testing.T) {
 			}
 			if got != 20 {
 				t.Errorf("reopen serves %d records, want 20", got)
+			}
+			c.Add(time.Millisecond)
+			if _, err := l2.Append([]record.Record{{Value: []byte("after"), Timestamp: c.Now().UnixMilli()}}); err != nil {
+				t.Fatalf("append after the reopen: %v", err)
+			}
+			release()
+			if err := st.Close(); err != nil {
+				t.Fatalf("close after the reopen: %v", err)
 			}
 		})
 	}

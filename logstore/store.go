@@ -13,6 +13,7 @@ import (
 
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/vfs"
 )
@@ -84,7 +85,7 @@ func Open(dir string, opt Options) (*Store, error) {
 // prepareDir creates the directory, takes the lock, notes and removes the
 // clean-shutdown marker and writes meta.properties when missing.
 func (st *Store) prepareDir() error {
-	marker := st.path(cleanShutdownFile)
+	marker := st.path(kafkaname.CleanShutdownFile)
 	_, err := st.fs.Stat(marker)
 	st.clean = err == nil
 	if st.opt.ReadOnly {
@@ -99,7 +100,7 @@ func (st *Store) prepareDir() error {
 	if err := st.fs.SyncDir(filepath.Dir(filepath.Clean(st.dir))); err != nil {
 		return fmt.Errorf("fsync parent of %s: %w", st.dir, err)
 	}
-	lock, err := st.fs.Lock(st.path(lockFile))
+	lock, err := st.fs.Lock(st.path(kafkaname.LockFile))
 	if err != nil {
 		return lockError(st.dir, err)
 	}
@@ -118,10 +119,10 @@ func (st *Store) prepareDir() error {
 // lockReadOnly takes an existing .lock (a read-only open creates nothing):
 // a directory in use by a writer still refuses a second mount.
 func (st *Store) lockReadOnly() error {
-	if _, err := st.fs.Stat(st.path(lockFile)); err != nil {
+	if _, err := st.fs.Stat(st.path(kafkaname.LockFile)); err != nil {
 		return nil
 	}
-	lock, err := st.fs.Lock(st.path(lockFile))
+	lock, err := st.fs.Lock(st.path(kafkaname.LockFile))
 	if errors.Is(err, vfs.ErrLocked) {
 		return lockError(st.dir, err)
 	}
@@ -254,7 +255,7 @@ func (st *Store) Close() error {
 	errs = append(errs, st.closeLogs())
 	err := errors.Join(errs...)
 	if err == nil {
-		err = checkpoint.WriteCleanShutdown(st.fs, st.path(cleanShutdownFile))
+		err = checkpoint.WriteCleanShutdown(st.fs, st.path(kafkaname.CleanShutdownFile))
 	}
 	st.unlock()
 	return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/vfs"
 )
@@ -71,8 +72,8 @@ func (st *Store) CreateTopic(name string) error {
 	if st.opt.ReadOnly {
 		return fmt.Errorf("create topic %q: %w", name, partlog.ErrReadOnly)
 	}
-	if err := validTopic(name); err != nil {
-		return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
+	if err := partlog.CheckTopic(name); err != nil {
+		return err
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -120,17 +121,17 @@ func (st *Store) AddPartition(name string, n int) error {
 // createPartition makes the directory with partition.metadata and
 // leader-epoch-checkpoint and an empty segment at 0. REQUIRES: st.mu held.
 func (st *Store) createPartition(t *topic, n int) (*Log, error) {
-	dir := st.path(partitionDirName(t.name, n))
+	dir := st.path(kafkaname.PartitionDir(t.name, n))
 	if _, err := st.fs.Stat(dir); err == nil {
 		return nil, fmt.Errorf("partition directory %s: %w", dir, partlog.ErrExists)
 	}
 	if err := st.fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
-	if err := checkpoint.WritePartitionMetadata(st.fs, filepath.Join(dir, partitionMetaFile), t.id); err != nil {
+	if err := checkpoint.WritePartitionMetadata(st.fs, filepath.Join(dir, kafkaname.PartitionMetadataFile), t.id); err != nil {
 		return nil, err
 	}
-	if err := checkpoint.WriteLeaderEpochs(st.fs, filepath.Join(dir, leaderEpochFile), nil); err != nil {
+	if err := checkpoint.WriteLeaderEpochs(st.fs, filepath.Join(dir, kafkaname.LeaderEpochFile), nil); err != nil {
 		return nil, err
 	}
 	cfg, err := st.topicConfig(t.stored())

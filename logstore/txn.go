@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/partfs/partfs/index"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -183,7 +184,7 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	}
 	var errs []error
 	for base, entries := range bySeg {
-		path := segmentPath(l.dir, base, txnIndexSuffix)
+		path := segmentPath(l.dir, base, kafkaname.TxnIndexSuffix)
 		var old []byte
 		if f, err := l.fs.Open(path); err == nil {
 			old, _ = readAll(f)

@@ -3,6 +3,7 @@ package logstore
 import (
 	"errors"
 	"fmt"
+	"github.com/partfs/partfs/kafkaname"
 )
 
 // segState is the bookkeeping of a segment that an append changes.
@@ -73,7 +74,7 @@ func (l *Log) dropSegment(s *segment) error {
 	delete(l.byID, s.id)
 	s.dead = true
 	err := s.closeFiles()
-	for _, suf := range []string{logSuffix, indexSuffix, timeIndexSuffix} {
+	for _, suf := range []string{kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix} {
 		if e := l.fs.Remove(segmentPath(l.dir, s.base, suf)); e != nil && err == nil && !isNotExist(e) {
 			err = e
 		}

@@ -35,6 +35,7 @@ type Metrics struct {
 	cleanWrite *prometheus.CounterVec
 	cleanDrop  *prometheus.CounterVec
 	truncs     *prometheus.CounterVec
+	failures   *prometheus.CounterVec
 }
 
 var partLabels = []string{"topic", "partition"}
@@ -65,6 +66,9 @@ func New(store partlog.Store) *Metrics {
 	m.cleanWrite = counter("cleaner_written_bytes_total", "Segment bytes written by the cleaner.", partLabels...)
 	m.cleanDrop = counter("cleaner_removed_records_total", "Records removed by the cleaner.", partLabels...)
 	m.truncs = counter("recovery_truncated_bytes_total", "Bytes cut from torn or corrupt segment tails at recovery.", partLabels...)
+	m.failures = counter("background_failures_total",
+		"Failed background work (clean, flush, retention, delete, rebuild, checkpoint); partition -1 is the data directory's own files.",
+		"task", "topic", "partition")
 	m.AddStore(store)
 	return m
 }
@@ -127,6 +131,15 @@ func (m *Metrics) Truncated(topic string, partition int, bytes int64) {
 		return
 	}
 	m.truncs.WithLabelValues(topic, part(partition)).Add(float64(bytes))
+}
+
+// BackgroundFailed counts one failure of background work on a partition
+// (topic "" and partition -1 for the data directory's own files).
+func (m *Metrics) BackgroundFailed(task, topic string, partition int) {
+	if m == nil {
+		return
+	}
+	m.failures.WithLabelValues(task, topic, part(partition)).Inc()
 }
 
 // Text renders every metric in the Prometheus text exposition format.

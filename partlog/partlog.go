@@ -57,6 +57,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 )
 
@@ -230,16 +231,11 @@ type SegmentFile interface {
 	io.Closer
 }
 
-// CheckTopic applies Kafka's topic name rule: 1 to 249 characters of
-// [a-zA-Z0-9._-], not "." or "..". A bad name wraps ErrInvalid.
+// CheckTopic applies Kafka's topic name rule (kafkaname.CheckTopic); a bad
+// name wraps ErrInvalid.
 func CheckTopic(name string) error {
-	ok := name != "" && len(name) <= 249 && name != "." && name != ".."
-	for i := 0; ok && i < len(name); i++ {
-		c := name[i]
-		ok = c == '.' || c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-	}
-	if !ok {
-		return fmt.Errorf("topic name %q: want 1 to 249 characters of [a-zA-Z0-9._-], not . or ..: %w", name, ErrInvalid)
+	if err := kafkaname.CheckTopic(name); err != nil {
+		return fmt.Errorf("%w: %w", err, ErrInvalid)
 	}
 	return nil
 }

@@ -58,8 +58,18 @@ func (c *copier) segment(s segFile, nextBase int64, out string) error {
 	if err != nil {
 		return err
 	}
-	var kept []byte
-	batches := 0
+	kept, batches := c.keep(b, s, nextBase)
+	if batches == 0 {
+		return nil
+	}
+	c.res.Segments++
+	c.res.Batches += batches
+	return os.WriteFile(filepath.Join(out, filepath.Base(s.path)), kept, 0o644)
+}
+
+// keep returns the batches of segment s's bytes b worth keeping, noting
+// the regions it skips.
+func (c *copier) keep(b []byte, s segFile, nextBase int64) (kept []byte, batches int) {
 	for pos := int64(0); pos < int64(len(b)); {
 		bt, n, why := c.check(b, pos, s, nextBase)
 		if bt != nil {
@@ -75,12 +85,7 @@ func (c *copier) segment(s segFile, nextBase int64, out string) error {
 		c.skip(Skip{File: s.path, From: pos, To: to, Reason: why}, s.base)
 		pos = to
 	}
-	if batches == 0 {
-		return nil
-	}
-	c.res.Segments++
-	c.res.Batches += batches
-	return os.WriteFile(filepath.Join(out, filepath.Base(s.path)), kept, 0o644)
+	return kept, batches
 }
 
 // check returns the batch at pos and its record count if salvage keeps

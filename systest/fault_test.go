@@ -32,6 +32,7 @@ func faultCases() []faultCase {
 	cases = append(cases, settingFaults()...)
 	cases = append(cases, permissionFaults()...)
 	cases = append(cases, limitFaults()...)
+	cases = append(cases, retentionFaults()...)
 	for i, dc := range offsetDamage("") {
 		cases = append(cases, faultCase{name: "offsets: " + dc.name, run: func(t *testing.T, dir string) {
 			m := buildDataDir(t, dir)
@@ -379,6 +380,84 @@ func boundedWrite(t *testing.T, d *daemon, path string, limit int, chunk []byte)
 	}
 	if grew := d.stats().rssKB - before; grew > 24<<10 {
 		t.Errorf("daemon RSS grew by %d KiB over 64 MiB of refused writes", grew)
+	}
+}
+
+// fillDisk writes path until the filesystem under it is full.
+func fillDisk(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if testutil.Errno(err) != syscall.ENOSPC {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+}
+
+func retentionFaults() []faultCase {
+	return []faultCase{
+		{name: "cleaner out of space: logged with topic, partition and file, counted in .metrics", run: func(t *testing.T, dir string) {
+			disk, ballast := smallDisk(t, "8m")
+			d := startDaemon(t, filepath.Join(disk, "data"), dir+".mnt", "--config", "log.cleaner.backoff.ms=100")
+			mkTopic(t, d, "t", 1, "cleanup.policy=compact", "segment.bytes=20000", "min.cleanable.dirty.ratio=0.01",
+				"min.compaction.lag.ms=2000")
+			var lines strings.Builder
+			for i := 0; i < 300; i++ {
+				fmt.Fprintf(&lines, "{\"key\":\"k%d\",\"value\":\"%d %s\"}\n", i%10, i, strings.Repeat("x", 400))
+			}
+			if err := appendTo(d.path("t", "0", "log.jsonl"), []byte(lines.String()))(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(ballast); err != nil {
+				t.Fatal(err)
+			}
+			fillDisk(t, ballast)
+			if !d.waitLog(15*time.Second, "cleaning failed", "topic=t", "partition=0", "file=", ".cleaned") {
+				t.Errorf("no log line names topic, partition and file of the failed cleaning:\n%s", tail(d.log.String(), 3000))
+			}
+			metrics := string(readFile(t, d.path(".metrics")))
+			if !strings.Contains(metrics, `partfs_background_failures_total{partition="0",task="clean",topic="t"}`) {
+				t.Errorf(".metrics does not count the failed cleaning:\n%s", metrics)
+			}
+			if err := os.Remove(ballast); err != nil {
+				t.Fatal(err)
+			}
+			// compaction may have run since; the latest value of each key stays
+			offs, err := jsonlOffsets(d, "t", "0")
+			if err != nil || len(offs) < 10 || fmt.Sprint(offs[len(offs)-10:]) != "[290 291 292 293 294 295 296 297 298 299]" {
+				t.Errorf("t/0 after the failed cleaning: %d records ending %v, %v; want the last 10", len(offs), offs[max(len(offs)-10, 0):], err)
+			}
+			d.stop()
+		}},
+		{name: "retention.ms=1 on a quiet topic deletes its active segment too", run: func(t *testing.T, dir string) {
+			d := startDaemon(t, dir, dir+".mnt", "--config", "log.retention.check.interval.ms=100")
+			mkTopic(t, d, "t", 1)
+			if err := appendTo(d.path("t", "0", "log"), []byte(strings.Repeat("a quiet line\n", 10)))(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(d.path("t", "config"), []byte("retention.ms=1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for statField(t, d, "t/0", "log_start_offset") != 10 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if start, end := statField(t, d, "t/0", "log_start_offset"), statField(t, d, "t/0", "log_end_offset"); start != 10 || end != 10 {
+				t.Errorf("after retention.ms=1: log start %d end %d, want 10 10 (segment.ms is 7 days)", start, end)
+			}
+			if offs, err := jsonlOffsets(d, "t", "0"); err != nil || len(offs) != 0 {
+				t.Errorf("log.jsonl serves %v %v, want nothing", offs, err)
+			}
+			d.stop()
+		}},
 	}
 }
 

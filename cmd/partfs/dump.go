@@ -11,6 +11,7 @@ import (
 
 	"github.com/partfs/partfs/inspect"
 	"github.com/partfs/partfs/internaltopic"
+	"github.com/partfs/partfs/kafkaname"
 )
 
 const dumpHelp = `usage: partfs dump [--json] [--print-data] [--verify-index]
@@ -76,11 +77,11 @@ func dumpFile(w io.Writer, file string, opt inspect.DumpOptions) error {
 	}
 	name := filepath.Base(file)
 	switch {
-	case strings.HasSuffix(name, ".index") || strings.HasSuffix(name, ".timeindex"):
+	case strings.HasSuffix(name, kafkaname.IndexSuffix) || strings.HasSuffix(name, kafkaname.TimeIndexSuffix):
 		return inspect.DumpIndex(w, file, opt)
-	case strings.HasSuffix(name, ".txnindex"):
+	case strings.HasSuffix(name, kafkaname.TxnIndexSuffix):
 		return inspect.DumpTxnIndex(w, file, opt)
-	case strings.HasSuffix(name, "checkpoint") || name == "partition.metadata" || name == "meta.properties" || name == ".kafka_cleanshutdown":
+	case strings.HasSuffix(name, "checkpoint") || name == kafkaname.PartitionMetadataFile || name == kafkaname.MetaPropertiesFile || name == kafkaname.CleanShutdownFile:
 		return inspect.DumpCheckpoint(w, file, opt)
 	default:
 		return inspect.DumpLog(w, file, opt)

@@ -5,11 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -30,8 +32,9 @@ const mountHelp = `usage: partfs mount [flags] DATADIR MOUNTPOINT
 Serves DATADIR (a Kafka-compatible log directory; created if missing) on
 MOUNTPOINT in the foreground until SIGINT/SIGTERM or umount; then flushes,
 writes checkpoints and the clean-shutdown marker, and exits 0.
---config log.cleaner.* keys set the background cleaner; other keys are
-topic defaults for this mount (not stored).
+--config log.cleaner.* keys set the background cleaner and
+log.retention.check.interval.ms how often retention runs (default 30000);
+other keys are topic defaults for this mount (not stored).
 
 examples:
   partfs mount ./data ./mnt
@@ -153,6 +156,7 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		st = ls
 		if cleanerOn && !mf.readOnly {
 			cleaner.OnCleaned = mets.Cleaned
+			cleaner.OnFailed = func(topic string, partition int, _ error) { mets.BackgroundFailed("clean", topic, partition) }
 			cleaner.Logger = lg.WithField("component", "cleaner")
 			cleaner.Logger.WithFields(logrus.Fields{"threads": max(cleaner.Threads, 1), "backoff": cleaner.Backoff}).
 				Info("log cleaner started; each cleaning is logged")
@@ -209,8 +213,15 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 	prog := progress.Start(logw, "recovery", 0, progress.Options{})
 	budget := vfs.OpenFileBudget()
 	lg.WithField("open_file_budget", budget).Debug("segment files beyond the budget are closed and reopened on demand")
+	retention, defaults, err := retentionCheckInterval(defaults)
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
 	st, err := logstore.Open(mf.datadir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
-		FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget),
+		FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget), RetentionInterval: retention,
+		OnBackgroundError: func(task, topic string, partition int, _ error) {
+			mets.BackgroundFailed(task, topic, partition)
+		},
 		OnRecovered: func(topic string, partition int, scanned, cut int64) {
 			prog.Add(scanned + cut)
 			mets.Truncated(topic, partition, cut)
@@ -221,6 +232,24 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 		prog.Stop()
 	}
 	return st, err
+}
+
+// retentionCheckInterval takes Kafka's broker key
+// log.retention.check.interval.ms out of the --config topic defaults (0:
+// logstore's default).
+func retentionCheckInterval(defaults map[string]string) (time.Duration, map[string]string, error) {
+	const key = "log.retention.check.interval.ms"
+	v, ok := defaults[key]
+	if !ok {
+		return 0, defaults, nil
+	}
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ms <= 0 {
+		return 0, nil, fmt.Errorf("%s=%s: want a positive number of milliseconds", key, v)
+	}
+	rest := maps.Clone(defaults)
+	delete(rest, key)
+	return time.Duration(ms) * time.Millisecond, rest, nil
 }
 
 // serveMetrics serves mets over HTTP at /metrics on ln until stop is called.

@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// TestMillionLines is issue 4's reading scenario on the on-disk log.
+// TestMillionLines: a million lines of seq on the on-disk log read back
+// with the everyday tools.
 func TestMillionLines(t *testing.T) {
 	e := newEnv(t, mountOpt{})
 	e.sh("mkdir t && seq 1 1000000 >> t/0/log")

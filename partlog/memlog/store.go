@@ -53,10 +53,6 @@ func New(opt Options) *Store {
 	return &Store{opt: opt, base: base, baseErr: err, topics: map[string]*topic{}}
 }
 
-// ValidTopic reports whether name follows Kafka's topic name rule
-// (partlog.CheckTopic).
-func ValidTopic(name string) bool { return partlog.CheckTopic(name) == nil }
-
 // Topics returns the topic names, sorted.
 func (s *Store) Topics() []string {
 	s.mu.Lock()
@@ -90,8 +86,8 @@ func (s *Store) Partitions(name string) (int, error) {
 
 // CreateTopic creates a topic with partition 0.
 func (s *Store) CreateTopic(name string) error {
-	if !ValidTopic(name) {
-		return fmt.Errorf("topic name %q: %w", name, partlog.ErrInvalid)
+	if err := partlog.CheckTopic(name); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

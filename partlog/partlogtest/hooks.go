@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -35,7 +36,7 @@ func CheckSegmentFiler(t *testing.T, b Backend) {
 	snap := segments(t, l)
 	logs := map[string]bool{}
 	for _, s := range snap {
-		logs[fmt.Sprintf("%020d.log", s.Base)] = false
+		logs[kafkaname.SegmentFile(s.Base, kafkaname.LogSuffix)] = false
 	}
 	for _, fi := range fis {
 		if _, ok := logs[fi.Name]; ok {
@@ -45,7 +46,7 @@ func CheckSegmentFiler(t *testing.T, b Backend) {
 		if err != nil || stat.Name != fi.Name || stat.Size != fi.Size {
 			t.Errorf("StatSegmentFile(%q) = %+v, %v; listed as %+v", fi.Name, stat, err, fi)
 		}
-		if fi.Blocks < 0 || (strings.HasSuffix(fi.Name, ".log") && fi.Size > 0 && fi.Blocks == 0) {
+		if fi.Blocks < 0 || (strings.HasSuffix(fi.Name, kafkaname.LogSuffix) && fi.Size > 0 && fi.Blocks == 0) {
 			t.Errorf("%s: %d bytes in %d blocks", fi.Name, fi.Size, fi.Blocks)
 		}
 		f, err := sf.OpenSegmentFile(fi.Name)
