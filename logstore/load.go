@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
@@ -83,10 +84,10 @@ func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]s
 	if brokerErr != nil {
 		cfgErr = brokerErr
 	}
-	for i, n := range ns {
+	for _, n := range ns {
 		dir := st.path(kafkaname.PartitionDir(name, n))
-		if i == 0 {
-			t.id, _ = st.readTopicID(dir)
+		if checkpoint.UUID(t.id).IsZero() {
+			t.id, _ = st.readTopicID(dir) // the first partition that has one
 		}
 		err := cfgErr
 		if err == nil {

@@ -46,8 +46,9 @@
 //     ErrTooLarge (and nothing appended); any change on a read-only store:
 //     ErrReadOnly.
 //
-// Optional capabilities are the interfaces LineAppender and SegmentFiler;
-// fs/ uses them where a Log has them and reaches nothing else of a backend.
+// Optional capabilities are the interfaces LineAppender and SegmentFiler
+// (of a Log) and PartitionLister (of a Store); fs/ uses them where a
+// backend has them and reaches nothing else of it.
 package partlog
 
 import (
@@ -198,6 +199,17 @@ type Stats struct {
 	DirtyRatio        float64
 	CleanupPolicy     string
 	CompressionType   string
+}
+
+// PartitionLister is a Store whose topics may lack some of the partitions
+// below their count (a data directory holding only some of them, as a
+// broker's JBOD disk does). fs/ lists, and finds, only the partitions it
+// returns; a Store without it has every partition below the count.
+type PartitionLister interface {
+	// PartitionNumbers returns the partitions of topic that exist,
+	// ascending (ErrNotFound for no such topic). A partition that exists
+	// but cannot be opened is listed; opening it gives its error.
+	PartitionNumbers(topic string) ([]int, error)
 }
 
 // SegmentFiler is a Log whose partition is a directory of Kafka's own files
