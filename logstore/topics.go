@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/config"
@@ -79,6 +81,9 @@ func (st *Store) CreateTopic(name string) error {
 	defer st.mu.Unlock()
 	if _, ok := st.topics[name]; ok {
 		return fmt.Errorf("topic %q: %w", name, partlog.ErrExists)
+	}
+	if err := partlog.CheckNewTopic(name, slices.Collect(maps.Keys(st.topics))); err != nil {
+		return err
 	}
 	t := &topic{name: name, overrides: map[string]string{}}
 	if _, err := rand.Read(t.id[:]); err != nil {

@@ -252,6 +252,18 @@ func CheckTopic(name string) error {
 	return nil
 }
 
+// CheckNewTopic refuses (ErrInvalid) a topic name that collides with an
+// existing one under Kafka's '.'/'_' rule (kafkaname.Collides).
+func CheckNewTopic(name string, existing []string) error {
+	for _, e := range existing {
+		if kafkaname.Collides(name, e) {
+			return fmt.Errorf("topic name %q collides with existing topic %q ('.' and '_' are one character to Kafka): %w",
+				name, e, ErrInvalid)
+		}
+	}
+	return nil
+}
+
 // CheckSidecarName refuses a sidecar name that is empty, "." or "..", or
 // holds '/' or NUL (wrapping ErrInvalid).
 func CheckSidecarName(name string) error {

@@ -560,6 +560,22 @@ func partialTopics(t *testing.T, dir string) {
 
 func layoutFaults() []faultCase {
 	return []faultCase{
+		{name: "strict input: altered JSON and colliding topic names are EINVAL", run: func(t *testing.T, dir string) {
+			d := startDaemon(t, dir, dir+".mnt")
+			mkTopic(t, d, "a.b", 1)
+			if err := os.Mkdir(d.path("a_b"), 0o755); testutil.Errno(err) != syscall.EINVAL {
+				t.Errorf("mkdir a_b beside a.b: %v, want EINVAL", err)
+			}
+			for _, line := range []string{"{\"value\":\"a\xffb\"}", `{"value":"\ud800"}`, `{"Value":"x"}`, `{"value":"x","value":"y"}`} {
+				if err := appendTo(d.path("a.b", "0", "log.jsonl"), []byte(line+"\n"))(); testutil.Errno(err) != syscall.EINVAL {
+					t.Errorf("append %q: %v, want EINVAL", line, err)
+				}
+			}
+			if offs, err := jsonlOffsets(d, "a.b", "0"); err != nil || len(offs) != 0 {
+				t.Errorf("a.b/0 after refused lines: %v %v", offs, err)
+			}
+			d.stop()
+		}},
 		{name: "a topic with only some of its partitions lists what exists", run: func(t *testing.T, dir string) {
 			partialTopics(t, dir)
 			d := startDaemon(t, dir, dir+".mnt")

@@ -8,6 +8,8 @@ package memlog
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -96,6 +98,9 @@ func (s *Store) CreateTopic(name string) error {
 	}
 	if _, ok := s.topics[name]; ok {
 		return fmt.Errorf("topic %q: %w", name, partlog.ErrExists)
+	}
+	if err := partlog.CheckNewTopic(name, slices.Collect(maps.Keys(s.topics))); err != nil {
+		return err
 	}
 	if s.baseErr != nil {
 		return s.baseErr
