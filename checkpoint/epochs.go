@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -28,7 +29,7 @@ func ReadLeaderEpochs(fs vfs.FS, path string) ([]EpochEntry, error) {
 	for i, e := range entries {
 		line := i + 3
 		if len(e) != 2 {
-			return nil, &ParseError{File: path, Line: line, Reason: fmt.Sprintf("want \"epoch startOffset\", got %d fields", len(e))}
+			return nil, &record.CorruptionError{File: path, Line: line, Reason: fmt.Sprintf("want \"epoch startOffset\", got %d fields", len(e))}
 		}
 		epoch, err := parseInt(path, line, e, 0, 32)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -39,14 +40,14 @@ func ReadOffsets(fs vfs.FS, path string) (map[TopicPartition]int64, error) {
 
 func parseOffsetEntry(path string, line int, e []string) (TopicPartition, int64, error) {
 	if len(e) != 3 {
-		return TopicPartition{}, 0, &ParseError{File: path, Line: line, Reason: fmt.Sprintf("want \"topic partition offset\", got %d fields", len(e))}
+		return TopicPartition{}, 0, &record.CorruptionError{File: path, Line: line, Reason: fmt.Sprintf("want \"topic partition offset\", got %d fields", len(e))}
 	}
 	p, err := parseInt(path, line, e, 1, 32)
 	if err != nil {
 		return TopicPartition{}, 0, err
 	}
 	if p < 0 {
-		return TopicPartition{}, 0, &ParseError{File: path, Line: line, Reason: fmt.Sprintf("negative partition %d", p)}
+		return TopicPartition{}, 0, &record.CorruptionError{File: path, Line: line, Reason: fmt.Sprintf("negative partition %d", p)}
 	}
 	off, err := parseInt(path, line, e, 2, 64)
 	if err != nil {
