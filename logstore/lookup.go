@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
@@ -220,4 +221,9 @@ func (l *Log) findMaxInSegment(seg partlog.Segment) (int64, bool, error) {
 		err = corruptErr(s, 0, err)
 	}
 	return res, found, err
+}
+
+// errInvalidf is an error wrapping partlog.ErrInvalid.
+func errInvalidf(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), partlog.ErrInvalid)
 }
