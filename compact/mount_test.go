@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hanwen/go-fuse/v2/fuse"
+
 	"github.com/partfs/partfs/compact"
 	"github.com/partfs/partfs/fs"
 	"github.com/partfs/partfs/internal/testutil"
@@ -34,13 +36,12 @@ func mountCompacted(t *testing.T) *mounted {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	mnt := t.TempDir()
-	srv, err := fs.New(fs.Options{Store: st, Now: now}).Mount(mnt, fs.MountOptions{FsName: "partfs-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Unmount() })
-	return &mounted{t: t, st: st, dir: mnt, before: before}
+	fsys := fs.New(fs.Options{Store: st, Now: now})
+	mnt := testutil.NewMount(t, func(dir string) (*fuse.Server, error) {
+		return fsys.Mount(dir, fs.MountOptions{FsName: "partfs-test"})
+	})
+	mnt.AfterUnmount = append(mnt.AfterUnmount, fsys.Close)
+	return &mounted{t: t, st: st, dir: mnt.Dir, before: before}
 }
 
 func (m *mounted) clean() {
