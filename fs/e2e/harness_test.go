@@ -1,5 +1,8 @@
 // Package e2e holds the end-to-end tests of the filesystem over the on-disk
-// backend (logstore): real mounts driven by real shell tools.
+// backend (logstore): real mounts driven by real shell tools. It also holds
+// the tests that join packages no lower package may import together:
+// logstore on vfs.CachedFS's descriptor budget with the cleaner, and
+// keyindex over a logstore log across compaction.
 package e2e
 
 import (
