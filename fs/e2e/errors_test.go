@@ -42,9 +42,9 @@ func TestErrnoTable(t *testing.T) {
 		{"topic a b lookup", func() error { _, err := os.Stat(p("a b")); return err }, syscall.EINVAL, `topic name \"a b\"`},
 		{"topic 250 chars", func() error { return os.Mkdir(p(long), 0o755) }, syscall.EINVAL, "topic name"},
 		{"partition gap", func() error { return os.Mkdir(p("t/5"), 0o755) }, syscall.EINVAL, "partition"},
-		{"config bad key", func() error { return writeFile(p("t/config"), "no.such=1\n") }, syscall.EINVAL, "no.such"},
-		{"config bad value", func() error { return writeFile(p("t/config"), "retention.ms=abc\n") }, syscall.EINVAL, "retention.ms"},
-		{"config bad line", func() error { return writeFile(p("t/config"), "just words\n") }, syscall.EINVAL, "key=value"},
+		{"config bad key", func() error { return testutil.AppendOnce(p("t/config"), "no.such=1\n") }, syscall.EINVAL, "no.such"},
+		{"config bad value", func() error { return testutil.AppendOnce(p("t/config"), "retention.ms=abc\n") }, syscall.EINVAL, "retention.ms"},
+		{"config bad line", func() error { return testutil.AppendOnce(p("t/config"), "just words\n") }, syscall.EINVAL, "key=value"},
 		{"bad json line", func() error { return e.AppendOnce("t/0/log.jsonl", "{nope}\n") }, syscall.EINVAL, "line 1"},
 		{"write read-only view", func() error { return openErr(p("t/0/@offset/0"), os.O_WRONLY|os.O_APPEND) }, syscall.EPERM, "open"},
 		{"write stat", func() error { return openErr(p("t/0/stat"), os.O_WRONLY) }, syscall.EPERM, "open"},
@@ -78,18 +78,6 @@ func TestErrnoTable(t *testing.T) {
 	}
 }
 
-func writeFile(path, data string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write([]byte(data))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // TestReadOnlyMountRefusesWrites: every write on a --read-only mount is EROFS.
 func TestReadOnlyMountRefusesWrites(t *testing.T) {
 	data := t.TempDir()
@@ -106,7 +94,7 @@ func TestReadOnlyMountRefusesWrites(t *testing.T) {
 		"append jsonl": func() error { return r.AppendOnce("t/0/log.jsonl", `{"value":"x"}`+"\n") },
 		"mkdir topic":  func() error { return os.Mkdir(p("u"), 0o755) },
 		"mkdir part":   func() error { return os.Mkdir(p("t/1"), 0o755) },
-		"config":       func() error { return writeFile(p("t/config"), "retention.ms=1\n") },
+		"config":       func() error { return testutil.AppendOnce(p("t/config"), "retention.ms=1\n") },
 		"truncate":     func() error { return os.Truncate(p("t/0/log"), 0) },
 		"key write":    func() error { return os.WriteFile(p("t/0/@key/k"), []byte("v"), 0o644) },
 		"key rm":       func() error { return os.Remove(p("t/0/@key/k")) },

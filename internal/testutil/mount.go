@@ -81,9 +81,13 @@ func (m *Mount) Try(script string) (string, error) {
 // Path is rel inside the mount.
 func (m *Mount) Path(rel string) string { return m.Dir + "/" + rel }
 
-// AppendOnce writes data with one write(2) on a fresh O_APPEND open.
-func (m *Mount) AppendOnce(rel, data string) error {
-	f, err := os.OpenFile(m.Path(rel), os.O_WRONLY|os.O_APPEND, 0)
+// AppendOnce writes data to rel with one write(2) (AppendOnce).
+func (m *Mount) AppendOnce(rel, data string) error { return AppendOnce(m.Path(rel), data) }
+
+// AppendOnce writes data to path with one write(2) on a fresh O_APPEND
+// open, and returns the error of the open, the write or the close.
+func AppendOnce(path, data string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err
 	}
