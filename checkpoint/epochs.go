@@ -17,11 +17,7 @@ type EpochEntry struct {
 
 // ReadLeaderEpochs reads a leader-epoch-checkpoint; missing or empty = none.
 func ReadLeaderEpochs(fs vfs.FS, path string) ([]EpochEntry, error) {
-	text, err := readAll(fs, path)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := parseCheckpoint(path, text)
+	entries, err := readCheckpoint(fs, path)
 	if err != nil {
 		return nil, err
 	}

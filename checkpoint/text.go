@@ -34,6 +34,16 @@ func readAll(fs vfs.FS, path string) ([]byte, error) {
 	return buf, nil
 }
 
+// readCheckpoint reads path (missing: no entries) and parses it with
+// parseCheckpoint.
+func readCheckpoint(fs vfs.FS, path string) ([][]string, error) {
+	text, err := readAll(fs, path)
+	if err != nil {
+		return nil, err
+	}
+	return parseCheckpoint(path, text)
+}
+
 // parseCheckpoint parses Kafka's CheckpointFile text: a version line, a
 // count line, then count entry lines. It returns the entries, each split
 // on white space, with their 1-based line numbers. Empty text has none.

@@ -50,17 +50,7 @@ func dumpOffsets(w io.Writer, file string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	tps := make([]checkpoint.TopicPartition, 0, len(m))
-	for tp := range m {
-		tps = append(tps, tp)
-	}
-	sort.Slice(tps, func(i, j int) bool {
-		if tps[i].Topic != tps[j].Topic {
-			return tps[i].Topic < tps[j].Topic
-		}
-		return tps[i].Partition < tps[j].Partition
-	})
-	for _, tp := range tps {
+	for _, tp := range checkpoint.SortedPartitions(m) {
 		if err := writeObject(w, asJSON, []kv{{"topic", tp.Topic}, {"partition", tp.Partition}, {"offset", m[tp]}}); err != nil {
 			return err
 		}
