@@ -1,8 +1,9 @@
 // Package e2e holds the end-to-end tests of the filesystem over the on-disk
 // backend (logstore): real mounts driven by real shell tools. It also holds
 // the tests that join packages no lower package may import together:
-// logstore on vfs.CachedFS's descriptor budget with the cleaner, and
-// keyindex over a logstore log across compaction.
+// logstore on vfs.CachedFS's descriptor budget with the cleaner, keyindex
+// over a logstore log across compaction, and readers of a mount while
+// compact cleans its log.
 package e2e
 
 import (
