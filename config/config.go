@@ -1,8 +1,9 @@
 // Package config owns a topic's configuration: Kafka's topic property
 // names, their defaults, their validation and their text form (the
 // `config` file of the mount shows and takes `key=value` lines). It
-// imports nothing else of partfs. Errors wrap ErrInvalid; callers that
-// serve the filesystem wrap that again in partlog.ErrInvalid (EINVAL).
+// imports only record, for the codec names of compression.type. Errors
+// wrap ErrInvalid; callers that serve the filesystem wrap that again in
+// partlog.ErrInvalid (EINVAL).
 package config
 
 import (

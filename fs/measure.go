@@ -10,8 +10,7 @@ import (
 
 // measureAsideMin is the number of records from which an append is
 // measured on a goroutine of its own. Below it, the append is over before
-// that goroutine gets a core (a goroutine started here ran after 70 us at
-// best on this 2-vCPU VM), and measuring in line is cheaper.
+// a new goroutine gets a core, and measuring in line is cheaper.
 const measureAsideMin = 2048
 
 // measureAsideBytes stands for measureAsideMin where the lines are not yet

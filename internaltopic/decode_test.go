@@ -216,6 +216,7 @@ func FuzzDecode(f *testing.F) {
 	tk := kmsg.TxnMetadataKey{TransactionalID: "x"}
 	tv := kmsg.TxnMetadataValue{Version: 1}
 	f.Add(uint8(1), tk.AppendTo(nil), tv.AppendTo(nil))
+	f.Add(uint8(0), str16(str16(binary.BigEndian.AppendUint16(nil, 8), "g"), "m"), []byte{0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0})
 	f.Add(uint8(2), []byte(nil), metaRecord(0, 2, nil))
 	f.Add(uint8(2), []byte(nil), metaRecord(3, 1, nil))
 	f.Fuzz(func(t *testing.T, which uint8, key, value []byte) {
@@ -294,5 +295,59 @@ func TestConfigsFold(t *testing.T) {
 	c.Apply(metaRecord(9, 0, append(id[:], 0)))
 	if kv := c.Topic("orders"); len(kv) != 0 {
 		t.Fatalf("after removal %v", kv)
+	}
+}
+
+func str16(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...)
+}
+
+// TestConsumerGroupRecords: KIP-848 records decode from their schemas: a
+// current member assignment (key with member id) and member metadata with
+// the tagged classic metadata struct; a tombstone keeps the key.
+func TestConsumerGroupRecords(t *testing.T) {
+	key := str16(str16(binary.BigEndian.AppendUint16(nil, 8), "grp"), "m-1")
+	id := UUID{7}
+	val := binary.BigEndian.AppendUint16(nil, 0)
+	val = binary.BigEndian.AppendUint32(val, 5) // memberEpoch
+	val = binary.BigEndian.AppendUint32(val, 4) // previousMemberEpoch
+	val = append(val, 1)                        // state
+	val = append(val, 2)                        // assignedPartitions: 1 entry
+	val = append(val, id[:]...)
+	val = append(val, 3, 0, 0, 0, 0, 0, 0, 0, 2, 0) // partitions [0, 2], no tags
+	val = append(val, 1, 0)                         // partitionsPendingRevocation: empty; no tags
+	m := decodeJSON(t, ConsumerOffsets, key, val)
+	k, v := obj(t, m["key"]), obj(t, m["value"])
+	if m["type"] != "consumer_group_current_member_assignment" || k["group"] != "grp" || k["memberId"] != "m-1" ||
+		v["memberEpoch"] != 5.0 || len(v["assignedPartitions"].([]any)) != 1 {
+		t.Fatalf("%v", m)
+	}
+	if p := obj(t, v["assignedPartitions"].([]any)[0]); p["topicId"] != id.String() || p["partitions"].([]any)[1] != 2.0 {
+		t.Fatalf("%v", p)
+	}
+
+	key = str16(str16(binary.BigEndian.AppendUint16(nil, 5), "grp"), "m-1")
+	val = binary.BigEndian.AppendUint16(nil, 0)
+	val = append(val, 0, 0)      // instanceId, rackId null
+	val = cstr(val, "cli")       // clientId
+	val = cstr(val, "/10.0.0.9") // clientHost
+	val = append(val, 2)         // one topic
+	val = cstr(val, "orders")    //
+	val = append(val, 0)         // regex null
+	val = binary.BigEndian.AppendUint32(val, 300000)
+	val = cstr(val, "uniform")
+	classic := binary.BigEndian.AppendUint32(nil, 45000)
+	classic = append(classic, 1, 0) // no protocols; no tags
+	val = append(val, 1, 0, byte(len(classic)))
+	val = append(val, classic...)
+	m = decodeJSON(t, ConsumerOffsets, key, val)
+	v = obj(t, m["value"])
+	if v["clientId"] != "cli" || v["clientHost"] != "/10.0.0.9" || v["serverAssignor"] != "uniform" ||
+		obj(t, v["classicMemberMetadata"])["sessionTimeoutMs"] != 45000.0 || v["instanceId"] != nil {
+		t.Fatalf("%v", m)
+	}
+	m = decodeJSON(t, ConsumerOffsets, key, nil)
+	if m["value"] != nil || obj(t, m["key"])["memberId"] != "m-1" {
+		t.Fatalf("%v", m)
 	}
 }

@@ -1,18 +1,18 @@
 // Package internaltopic owns the schemas of Kafka's internal topics: it
-// decodes the keys and values a broker writes to __consumer_offsets (offset
-// commits, classic group metadata), __transaction_state (transaction
-// metadata) and __cluster_metadata (KRaft metadata records), renders them
-// as JSON objects, and folds them into the state they describe (the
-// committed offsets of consumer groups, the topic configurations of a
-// KRaft cluster).
+// decodes the keys and values a broker writes to __consumer_offsets
+// (offset commits, classic group metadata, the consumer group records of
+// KIP-848), __transaction_state (transaction metadata) and
+// __cluster_metadata (KRaft metadata records), renders them as JSON
+// objects, and folds them into the state they describe (the committed
+// offsets of consumer groups, the topic configurations of a KRaft cluster).
 //
 // The layouts follow Kafka's published message schemas
 // (group-coordinator/.../common/message, transaction-coordinator/...,
-// metadata/.../common/metadata): franz-go's kmsg types decode the group
-// and transaction records; the metadata records, which kmsg does not have,
-// are decoded here from a table of their fields (schemas.go) by one reader
-// of Kafka's flexible-version encoding (compact strings and arrays,
-// unsigned varints, tagged fields).
+// metadata/.../common/metadata): franz-go's kmsg types decode the classic
+// group and transaction records; the metadata and KIP-848 records, which
+// kmsg does not have, are decoded here from a table of their fields
+// (schemas.go) by one reader of Kafka's flexible-version encoding (compact
+// strings and arrays, unsigned varints, tagged fields).
 //
 // A decoded record is one JSON object:
 //

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // reader reads Kafka's flexible-version encoding: big-endian fixed-size
@@ -107,4 +108,14 @@ func (r *reader) arrayLen(min int) int {
 		return 0
 	}
 	return n
+}
+
+// str16 reads a non-flexible string: an int16 length, then the bytes.
+func (r *reader) str16() string {
+	n := r.int16()
+	if n < 0 {
+		r.fail("null string")
+		return ""
+	}
+	return strings.ToValidUTF8(string(r.take(int(n))), "\uFFFD")
 }

@@ -24,6 +24,7 @@ const (
 	kStrings
 	kUUIDs
 	kStructs
+	kStruct // one struct (here only as a tagged field)
 )
 
 // field is one field of a schema: present in plain form from version min
@@ -34,7 +35,7 @@ type field struct {
 	kind        kind
 	min         int16
 	tag, tagMin int
-	fields      []field // of kStructs
+	fields      []field // of kStructs and kStruct
 }
 
 // schema is one metadata record type: its API key, name and highest
@@ -60,6 +61,11 @@ func tagged(name string, k kind, tag, from int) field {
 
 func structs(name string, fs ...field) field {
 	return field{name: name, kind: kStructs, tag: -1, fields: fs}
+}
+
+// taggedStruct is a struct carried as tagged field tag from version from.
+func taggedStruct(name string, tag, from int, fs ...field) field {
+	return field{name: name, kind: kStruct, min: -1, tag: tag, tagMin: from, fields: fs}
 }
 
 // decodeMetadata decodes a __cluster_metadata record value: frame
@@ -158,6 +164,8 @@ func (r *reader) value(fd *field, ver int16) any {
 		return Bytes(r.compactBytes())
 	case kUUID:
 		return r.uuid()
+	case kStruct:
+		return r.fields(fd.fields, ver)
 	}
 	return r.array(fd, ver)
 }

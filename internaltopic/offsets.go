@@ -14,16 +14,6 @@ const (
 	keyConsumerGroupV3 = 3 // the first of the KIP-848 consumer group records
 )
 
-// consumerGroupTypes names the KIP-848 records by key version.
-var consumerGroupTypes = map[int16]string{
-	3: "consumer_group_metadata",
-	4: "consumer_group_partition_metadata",
-	5: "consumer_group_member_metadata",
-	6: "consumer_group_target_assignment_metadata",
-	7: "consumer_group_target_assignment_member",
-	8: "consumer_group_current_member_assignment",
-}
-
 func keyVersion(key []byte) (int16, error) {
 	if len(key) < 2 {
 		return 0, errorf("key of %d bytes has no version", len(key))
@@ -41,7 +31,7 @@ func decodeOffsets(key, value []byte) (Decoded, error) {
 		return decodeOffsetCommit(key, value)
 	case v == keyGroupMetadata:
 		return decodeGroupMetadata(key, value)
-	case consumerGroupTypes[v] != "":
+	case groupSchemas[v].name != "":
 		return decodeConsumerGroupRecord(v, key, value)
 	}
 	return Decoded{}, errorf("unknown __consumer_offsets key version %d", v)
@@ -212,19 +202,38 @@ func int32s(p []int32) []any {
 	return out
 }
 
-// decodeConsumerGroupRecord renders a KIP-848 record: its key's group id
-// decoded, its value in base64.
+// decodeConsumerGroupRecord decodes a KIP-848 record: its key (version,
+// group id, member id for the member records; int16-length strings) and
+// value (int16 version, then the schema's flexible fields).
 func decodeConsumerGroupRecord(v int16, key, value []byte) (Decoded, error) {
-	if len(key) < 4 {
-		return Decoded{}, errorf("%s key of %d bytes", consumerGroupTypes[v], len(key))
+	gs := groupSchemas[v]
+	kr := reader{b: key[2:]}
+	k := Object{{"version", v}, {"group", kr.str16()}}
+	if gs.member {
+		k = append(k, Field{"memberId", kr.str16()})
 	}
-	n := int(binary.BigEndian.Uint16(key[2:]))
-	if 4+n > len(key) {
-		return Decoded{}, errorf("%s key: group id of %d bytes past its end", consumerGroupTypes[v], n)
+	if kr.err == nil && len(kr.b) > 0 {
+		kr.fail("%d bytes after the key", len(kr.b))
 	}
-	d := Decoded{Type: consumerGroupTypes[v], Key: Object{{"version", v}, {"group", string(key[4 : 4+n])}}}
-	if value != nil {
-		d.Value = Object{{"b64", Bytes(value)}}
+	if kr.err != nil {
+		return Decoded{}, errorf("%s key: %v", gs.name, kr.err)
 	}
+	d := Decoded{Type: gs.name, Key: k}
+	if value == nil {
+		return d, nil
+	}
+	r := reader{b: value}
+	ver := r.int16()
+	if r.err == nil && (ver < 0 || ver > gs.maxVer) {
+		return Decoded{}, errorf("%s value version %d (known up to %d)", gs.name, ver, gs.maxVer)
+	}
+	o := r.fields(gs.fields, ver)
+	if r.err == nil && len(r.b) > 0 {
+		r.fail("%d bytes after the value", len(r.b))
+	}
+	if r.err != nil {
+		return Decoded{}, errorf("%s value version %d: %v", gs.name, ver, r.err)
+	}
+	d.Value = append(Object{{"version", ver}}, o...)
 	return d, nil
 }

@@ -79,3 +79,34 @@ var schemaByKey = func() map[int]*schema {
 	}
 	return m
 }()
+
+// The consumer group records of KIP-848 in __consumer_offsets
+// (group-coordinator/.../common/message), by key version: the value's
+// schema (every version flexible) and whether the key holds a member id
+// after the group id.
+var groupSchemas = map[int16]struct {
+	schema
+	member bool
+}{
+	3: {schema{3, "consumer_group_metadata", 0, []field{f("epoch", kInt32)}}, false},
+	4: {schema{4, "consumer_group_partition_metadata", 0, []field{
+		structs("topics", f("topicId", kUUID), f("topicName", kString), f("numPartitions", kInt32),
+			structs("partitionMetadata", f("partition", kInt32), f("racks", kStrings))),
+	}}, false},
+	5: {schema{5, "consumer_group_member_metadata", 0, []field{
+		f("instanceId", kString), f("rackId", kString), f("clientId", kString), f("clientHost", kString),
+		f("subscribedTopicNames", kStrings), f("subscribedTopicRegex", kString), f("rebalanceTimeoutMs", kInt32),
+		f("serverAssignor", kString),
+		taggedStruct("classicMemberMetadata", 0, 0, f("sessionTimeoutMs", kInt32),
+			structs("supportedProtocols", f("name", kString), f("metadata", kBytes))),
+	}}, true},
+	6: {schema{6, "consumer_group_target_assignment_metadata", 0, []field{f("assignmentEpoch", kInt32)}}, false},
+	7: {schema{7, "consumer_group_target_assignment_member", 0, []field{
+		structs("topicPartitions", f("topicId", kUUID), f("partitions", kInt32s)),
+	}}, true},
+	8: {schema{8, "consumer_group_current_member_assignment", 0, []field{
+		f("memberEpoch", kInt32), f("previousMemberEpoch", kInt32), f("state", kInt8),
+		structs("assignedPartitions", f("topicId", kUUID), f("partitions", kInt32s)),
+		structs("partitionsPendingRevocation", f("topicId", kUUID), f("partitions", kInt32s)),
+	}}, true},
+}

@@ -109,11 +109,11 @@ func (l *Log) fetch(ctx context.Context, from int64, size int32) (*kmsg.FetchRes
 			}
 		}
 		if !retriable(err) {
-			return nil, addr, err
+			return nil, addr, fmt.Errorf("leader %s: %w", addr, err)
 		}
 		fresh = true
 		if err := pause(ctx, try); err != nil {
-			return nil, addr, err
+			return nil, addr, fmt.Errorf("leader %s: %w", addr, err)
 		}
 	}
 }

@@ -49,6 +49,9 @@ type Log struct {
 	seqLo   int64              // REQUIRES: mu held; the offsets the last Read's last fetch covered
 	seqHi   int64              // REQUIRES: mu held
 	seqSize int32              // REQUIRES: mu held; the fetch size it had reached
+	gen     int64              // REQUIRES: mu held; counts changes of gens
+	snap    []partlog.Segment  // REQUIRES: mu held; the last snapshot, never modified
+	snapKey snapKey            // REQUIRES: mu held; what it was made of
 
 	w appender // one writer at a time (produce.go)
 }
@@ -200,6 +203,9 @@ func (l *Log) Segments() ([]partlog.Segment, func()) {
 	start, end := l.offsets()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if k := (snapKey{start, end, l.gen}); k == l.snapKey && l.snap != nil {
+		return l.snap, func() {} // unchanged: the same (read-only) snapshot
+	}
 	first := start / WindowOffsets * WindowOffsets
 	var out []partlog.Segment
 	for base := first; base == first || base < end; base += WindowOffsets {
@@ -210,8 +216,12 @@ func (l *Log) Segments() ([]partlog.Segment, func()) {
 			ID: windowID(base, lo, l.gens[base]), Slot: slot(base),
 		})
 	}
+	l.snap, l.snapKey = out, snapKey{start, end, l.gen}
 	return out, func() {}
 }
+
+// snapKey is what a snapshot of the windows depends on.
+type snapKey struct{ start, end, gen int64 }
 
 // slot is where window base is placed when its predecessor has not been
 // rendered (0 where the product does not fit).
@@ -244,6 +254,7 @@ func (l *Log) bump(from, to int64) {
 	for base := from / WindowOffsets * WindowOffsets; base < to; base += WindowOffsets {
 		l.gens[base]++
 	}
+	l.gen++
 }
 
 // Stats is what `stat` shows: the cluster's offsets, size on disk

@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/partfs/partfs/partlog"
@@ -56,11 +57,11 @@ func (l *Log) batchLimit() int64 {
 const wholeTryFactor = 4
 
 // compressSlack is room left in a planned compressed batch for the codec's
-// framing, which incompressible records pay on top of their size: per
-// block, gzip 5 bytes a 64 KiB stored block, snappy (xerial) about 10 a
-// 32 KiB block, lz4 4 a 64 KiB block, zstd 3 a 128 KiB block, plus a frame
-// header and trailer under 32 bytes. limit/256 + 64 covers each with room.
-func compressSlack(limit int64) int64 { return limit/256 + 64 }
+// framing, which incompressible records pay on top of their size
+// (record.Codec.MaxFraming).
+func compressSlack(codec record.Codec, limit int64) int64 {
+	return int64(codec.MaxFraming(int(min(limit, math.MaxInt32))))
+}
 
 // encodePlanned appends recs to dst: uncompressed, as encodeBatches cuts
 // them; compressed, as one batch when sizeBound shows it fits, else as the
@@ -72,7 +73,7 @@ func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt re
 	if opt.Codec == record.None {
 		return l.encodeBatches(dst, recs, base, opt, limit)
 	}
-	planLimit := limit - compressSlack(limit)
+	planLimit := limit - compressSlack(opt.Codec, limit)
 	bound := sizeBound(recs)
 	if bound <= planLimit {
 		return l.encodeSplit(dst, recs, base, opt, limit)

@@ -3,6 +3,7 @@ package logstore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
@@ -317,3 +318,15 @@ func (l *Log) close() error {
 }
 
 var errEmptyFile = fmt.Errorf("empty in-memory segment: %w", partlog.ErrNotFound)
+
+// emptyFile is the .log of a read-only store's placeholder segment.
+type emptyFile struct{}
+
+func (emptyFile) ReadAt([]byte, int64) (int, error)  { return 0, io.EOF }
+func (emptyFile) WriteAt([]byte, int64) (int, error) { return 0, errEmptyFile }
+func (emptyFile) Write([]byte) (int, error)          { return 0, errEmptyFile }
+func (emptyFile) Close() error                       { return nil }
+func (emptyFile) Sync() error                        { return nil }
+func (emptyFile) Truncate(int64) error               { return errEmptyFile }
+func (emptyFile) Stat() (os.FileInfo, error)         { return memInfo{name: "empty"}, nil }
+func (emptyFile) Name() string                       { return "empty" }

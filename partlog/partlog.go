@@ -70,7 +70,7 @@ var (
 	ErrReadOnly = errors.New("read-only")         // EROFS
 	ErrExists   = errors.New("already exists")    // EEXIST
 	ErrNoSpace  = errors.New("no space left")     // ENOSPC
-	ErrCorrupt  = errors.New("corrupt log data")  // EIO; record.ErrCorruption also maps to EIO
+	ErrCorrupt  = record.ErrCorruption            // EIO: damaged stored data; located ones are *record.CorruptionError
 	ErrTimeout  = errors.New("backend timed out") // ETIMEDOUT: a remote backend did not answer in time
 	ErrDenied   = errors.New("permission denied") // EACCES: a remote backend refused the principal
 )

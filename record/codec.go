@@ -14,29 +14,87 @@ const (
 	Zstd   Codec = 4
 )
 
-var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
+// codecSpec is everything partfs knows of one codec. The framing fields
+// bound what compressing incompressible bytes adds to them: perBlock bytes
+// for each started block of block bytes, plus frame bytes once (headers and
+// trailers). TestCodecFraming checks the bound against the compressors.
+type codecSpec struct {
+	name                   string
+	compress               func(c *compressors, dst, src []byte) ([]byte, error)
+	decompress             func(d *decompressors, dst, src []byte, magic int8, limit int) ([]byte, error)
+	block, perBlock, frame int
+}
+
+// codecs is the one table of codecs, indexed by attribute id.
+var codecs = [...]codecSpec{
+	None: {name: "none"},
+	Gzip: {name: "gzip", block: 64 << 10, perBlock: 5, frame: 25,
+		compress: (*compressors).gzip,
+		decompress: func(d *decompressors, dst, src []byte, _ int8, limit int) ([]byte, error) {
+			return d.gunzip(dst, src, limit)
+		}},
+	Snappy: {name: "snappy", block: 32 << 10, perBlock: 10, frame: 16,
+		compress: func(_ *compressors, dst, src []byte) ([]byte, error) { return appendXerial(dst, src), nil },
+		decompress: func(_ *decompressors, dst, src []byte, _ int8, limit int) ([]byte, error) {
+			return unsnappy(dst, src, limit)
+		}},
+	LZ4: {name: "lz4", block: 64 << 10, perBlock: 4, frame: 11,
+		compress: (*compressors).kafkaLZ4,
+		decompress: func(_ *decompressors, dst, src []byte, magic int8, limit int) ([]byte, error) {
+			return unKafkaLZ4(dst, src, magic, limit)
+		}},
+	Zstd: {name: "zstd", block: 128 << 10, perBlock: 3, frame: 16,
+		compress: (*compressors).zstdEncode,
+		decompress: func(d *decompressors, dst, src []byte, _ int8, limit int) ([]byte, error) {
+			return d.unzstd(dst, src, limit)
+		}},
+}
+
+// noneAlias is the other name Kafka's compression.type accepts for None.
+const noneAlias = "uncompressed"
 
 // String returns Kafka's name of the codec ("none", "gzip", ...).
 func (c Codec) String() string {
-	if c >= 0 && int(c) < len(codecNames) {
-		return codecNames[c]
+	if c.valid() {
+		return codecs[c].name
 	}
 	return fmt.Sprintf("unknown(%d)", int8(c))
+}
+
+// CodecNames returns the names ParseCodec accepts: "none" and its alias
+// "uncompressed", then the other codecs by id.
+func CodecNames() []string {
+	names := []string{codecs[None].name, noneAlias}
+	for _, s := range codecs[None+1:] {
+		names = append(names, s.name)
+	}
+	return names
 }
 
 // ParseCodec parses Kafka's codec names "none", "gzip", "snappy", "lz4"
 // and "zstd" ("uncompressed" is accepted for "none").
 func ParseCodec(name string) (Codec, error) {
-	for i, n := range codecNames {
-		if n == name {
+	for i, s := range codecs {
+		if s.name == name {
 			return Codec(i), nil
 		}
 	}
-	if name == "uncompressed" {
+	if name == noneAlias {
 		return None, nil
 	}
 	return None, fmt.Errorf("record: unknown compression codec %q", name)
 }
 
-// valid reports whether c is one of the five known codecs.
-func (c Codec) valid() bool { return c >= None && c <= Zstd }
+// MaxFraming bounds the bytes compressing n incompressible bytes with c
+// adds to them (0 for None): what a batch planned from uncompressed sizes
+// must leave free to stay under a limit once compressed.
+func (c Codec) MaxFraming(n int) int {
+	if !c.valid() || c == None {
+		return 0
+	}
+	s := codecs[c]
+	return s.frame + s.perBlock*(n/s.block+1)
+}
+
+// valid reports whether c is one of the known codecs.
+func (c Codec) valid() bool { return c >= 0 && int(c) < len(codecs) }

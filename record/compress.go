@@ -35,17 +35,10 @@ type compressors struct {
 // compress appends src compressed with c to dst, framed as Kafka's Java
 // client writes it.
 func (c *compressors) compress(dst, src []byte, codec Codec) ([]byte, error) {
-	switch codec {
-	case Gzip:
-		return c.gzip(dst, src)
-	case Snappy:
-		return appendXerial(dst, src), nil
-	case LZ4:
-		return c.kafkaLZ4(dst, src)
-	case Zstd:
-		return c.zstdEncode(dst, src)
+	if codec == None || !codec.valid() {
+		return dst, fmt.Errorf("record: cannot compress with codec %v", codec)
 	}
-	return dst, fmt.Errorf("record: cannot compress with codec %v", codec)
+	return codecs[codec].compress(c, dst, src)
 }
 
 // appendWriter is an io.Writer appending to a slice.

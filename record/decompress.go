@@ -27,17 +27,10 @@ type decompressors struct {
 // decompress inflates src (a records area or legacy wrapper value) into
 // dst[:0], at most limit bytes. magic selects the LZ4 header-checksum rule.
 func (d *decompressors) decompress(dst, src []byte, codec Codec, magic int8, limit int) ([]byte, error) {
-	switch codec {
-	case Gzip:
-		return d.gunzip(dst[:0], src, limit)
-	case Snappy:
-		return unsnappy(dst[:0], src, limit)
-	case LZ4:
-		return unKafkaLZ4(dst[:0], src, magic, limit)
-	case Zstd:
-		return d.unzstd(dst[:0], src, limit)
+	if codec == None || !codec.valid() {
+		return dst[:0], fmt.Errorf("unknown compression codec id %d", int8(codec))
 	}
-	return dst[:0], fmt.Errorf("unknown compression codec id %d", int8(codec))
+	return codecs[codec].decompress(d, dst[:0], src, magic, limit)
 }
 
 func (d *decompressors) gunzip(dst, src []byte, limit int) ([]byte, error) {

@@ -8,11 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/progress"
 )
@@ -116,13 +115,10 @@ func partitions(src string, want []string) ([]string, int64, error) {
 	return out, total, nil
 }
 
+// isPartitionDir matches the directories the store opens as partitions.
 func isPartitionDir(name string) bool {
-	i := strings.LastIndexByte(name, '-')
-	if i <= 0 {
-		return false
-	}
-	n, err := strconv.Atoi(name[i+1:])
-	return err == nil && n >= 0 && strconv.Itoa(n) == name[i+1:]
+	_, _, ok := kafkaname.ParsePartitionDir(name)
+	return ok
 }
 
 func emptyDir(dst string) error {
@@ -154,12 +150,8 @@ func segments(dir string) ([]segFile, error) {
 	var out []segFile
 	for _, e := range ents {
 		name := e.Name()
-		stem, ok := strings.CutSuffix(name, ".log")
-		if !ok || !e.Type().IsRegular() || len(stem) < 20 {
-			continue
-		}
-		base, err := strconv.ParseInt(stem, 10, 64)
-		if err != nil || base < 0 {
+		base, ok := kafkaname.ParseSegmentFile(name, kafkaname.LogSuffix)
+		if !ok || !e.Type().IsRegular() || len(name) < len(kafkaname.SegmentFile(0, kafkaname.LogSuffix)) {
 			continue
 		}
 		fi, err := e.Info()

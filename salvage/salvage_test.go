@@ -57,3 +57,14 @@ func TestSalvageSkipsACorruptBatch(t *testing.T) {
 		t.Fatal("salvage into a non-empty directory")
 	}
 }
+
+// TestSalvagePicksThePartitionsTheStoreOpens: salvage's rule for partition
+// directories is the store's (kafkaname.ParsePartitionDir), so a name whose
+// topic Kafka refuses, or whose number is not canonical, is no partition.
+func TestSalvagePicksThePartitionsTheStoreOpens(t *testing.T) {
+	for name, want := range map[string]bool{"t-0": true, "a.b-12": true, "a b-0": false, "t-01": false, "t-0.x-delete": false} {
+		if got := isPartitionDir(name); got != want {
+			t.Errorf("isPartitionDir(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-// Package systest is partfs's system-level fault suite (issue 6): it drives
+// Package systest is partfs's system-level fault suite: it drives
 // the real `partfs` binary and real data directories through crashes
 // (SIGKILL of the mount daemon), damaged files, a full disk, hostile input
 // and load, and checks that nothing acknowledged is lost and nothing corrupt

@@ -35,6 +35,7 @@ var (
 	lookups   = flag.Int("lookups", 200, "random lookups per latency figure")
 	parts     = flag.Int("partitions", 1000, "partitions for the RSS figure")
 	rounds    = flag.Int("rounds", 3, "throughput rounds, kcat and partfs alternately (medians reported)")
+	profile   = flag.String("cpuprofile", "", "write the CPU profile of the daemon of the main mount to this file")
 )
 
 func main() {
@@ -92,7 +93,11 @@ func genInput(path string) int64 {
 // mount starts `partfs mount --kafka` and waits until it answers.
 func mount(mnt, addr, cache string) *exec.Cmd {
 	_ = os.MkdirAll(mnt, 0o755)
-	cmd := exec.Command(*partfsBin, "mount", "--log-level", "warn", "--kafka", addr, "--cache-dir", cache, mnt)
+	args := []string{"mount", "--log-level", "warn", "--kafka", addr, "--cache-dir", cache}
+	if *profile != "" && !strings.HasSuffix(mnt, "rmnt") {
+		args = append(args, "--cpuprofile", *profile)
+	}
+	cmd := exec.Command(*partfsBin, append(args, mnt)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		die(err)

@@ -11,8 +11,10 @@ import (
 const checkHelp = `usage: partfs check DATADIR
 
 Verifies every segment (sizes, CRCs, offsets) and index (entries increasing,
-pointing at batch starts) of an unmounted data directory without changing
-anything. Exits 0 when clean, 1 on damage (each problem names file and
+pointing at batch starts) of a data directory without changing anything.
+The preallocated zero tails of active indexes (a mounted directory, or one
+left by a crash or an unclean broker stop) are not damage: Kafka's loader
+accepts them. Exits 0 when clean, 1 on damage (each problem names file and
 position), 2 when DATADIR cannot be read. Progress (bytes checked, rate,
 ETA) goes to stderr: redrawn on a terminal, a line every 5 s otherwise.
 

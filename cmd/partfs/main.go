@@ -18,7 +18,7 @@ func commands() []command {
 	return []command{
 		{"mount", "serve DATADIR on MOUNTPOINT until SIGINT/SIGTERM or umount", mountCmd},
 		{"dump", "print segment, index and checkpoint files (like kafka-dump-log.sh)", dumpCmd},
-		{"check", "verify every segment and index of an unmounted DATADIR", checkCmd},
+		{"check", "verify every segment and index of DATADIR (mounted or not)", checkCmd},
 		{"compact", "run the log cleaner once on an unmounted DATADIR", compactCmd},
 		{"salvage", "copy a damaged DATADIR keeping every valid batch, past corrupt regions", salvageCmd},
 		{"dev-cluster", "serve a local in-memory Kafka-protocol cluster for demos and tests", devClusterCmd},

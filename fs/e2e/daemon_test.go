@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,52 +43,45 @@ func partfsBin(t *testing.T) string {
 
 // daemon is `partfs mount` running as a child process.
 type daemon struct {
-	cmd  *exec.Cmd
-	mnt  string
-	logs *bytes.Buffer
-	done chan error
+	cmd     *exec.Cmd
+	mnt     string
+	logs    *testutil.SyncBuffer
+	done    chan struct{} // closed at exit
+	exitErr error
 }
 
+// startDaemon runs `partfs mount [flags] data mnt` and returns once it
+// serves (testutil.WaitServing).
 func startDaemon(t *testing.T, data, mnt string, flags ...string) *daemon {
 	t.Helper()
 	testutil.NeedFUSE(t)
-	d := &daemon{mnt: mnt, logs: &bytes.Buffer{}, done: make(chan error, 1)}
+	d := &daemon{mnt: mnt, logs: &testutil.SyncBuffer{}, done: make(chan struct{})}
 	d.cmd = exec.Command(partfsBin(t), append(append([]string{"mount"}, flags...), data, mnt)...)
 	d.cmd.Stdout, d.cmd.Stderr = d.logs, d.logs
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { d.done <- d.cmd.Wait() }()
-	for i := 0; i < 100; i++ {
+	go func() { d.exitErr = d.cmd.Wait(); close(d.done) }()
+	t.Cleanup(func() {
+		_ = d.cmd.Process.Kill()
+		<-d.done
 		if mounted(mnt) {
-			t.Cleanup(func() {
-				if mounted(mnt) {
-					_ = syscall.Unmount(mnt, syscall.MNT_DETACH)
-				}
-				_ = d.cmd.Process.Kill()
-			})
-			return d
+			_ = syscall.Unmount(mnt, syscall.MNT_DETACH)
 		}
-		select {
-		case err := <-d.done:
-			t.Fatalf("partfs exited: %v\n%s", err, d.logs)
-		case <-time.After(50 * time.Millisecond):
-		}
+	})
+	if err := testutil.WaitServing(mnt, d.logs, d.done); err != nil {
+		t.Fatalf("%v (exit %v)\n%s", err, d.exitErr, d.logs)
 	}
-	t.Fatalf("mount did not appear\n%s", d.logs)
-	return nil
+	return d
 }
 
-func mounted(mnt string) bool {
-	b, _ := os.ReadFile("/proc/mounts")
-	return strings.Contains(string(b), " "+mnt+" fuse")
-}
+func mounted(mnt string) bool { return testutil.IsFUSEMount(mnt) }
 
 func (d *daemon) wait(t *testing.T) error {
 	t.Helper()
 	select {
-	case err := <-d.done:
-		return err
+	case <-d.done:
+		return d.exitErr
 	case <-time.After(20 * time.Second):
 		t.Fatalf("partfs did not exit\n%s", d.logs)
 		return nil

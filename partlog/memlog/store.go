@@ -75,6 +75,15 @@ func (s *Store) topic(name string) (*topic, error) {
 	return t, nil
 }
 
+// topicToChange is topic, on a store that may change (else ErrReadOnly).
+// REQUIRES: mu held.
+func (s *Store) topicToChange(name string) (*topic, error) {
+	if s.opt.ReadOnly {
+		return nil, partlog.ErrReadOnly
+	}
+	return s.topic(name)
+}
+
 // Partitions returns the partition count of topic.
 func (s *Store) Partitions(name string) (int, error) {
 	s.mu.Lock()
@@ -115,10 +124,7 @@ func (s *Store) CreateTopic(name string) error {
 func (s *Store) AddPartition(name string, n int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.opt.ReadOnly {
-		return partlog.ErrReadOnly
-	}
-	t, err := s.topic(name)
+	t, err := s.topicToChange(name)
 	if err != nil {
 		return err
 	}
@@ -174,10 +180,7 @@ func (s *Store) TopicConfig(name string) ([]partlog.KV, error) {
 func (s *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.opt.ReadOnly {
-		return partlog.ErrReadOnly
-	}
-	t, err := s.topic(name)
+	t, err := s.topicToChange(name)
 	if err != nil {
 		return err
 	}

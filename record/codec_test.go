@@ -1,0 +1,56 @@
+package record
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// TestCodecFraming: compressing random (incompressible) bytes with each
+// codec adds no more than MaxFraming says, at block edges and between.
+func TestCodecFraming(t *testing.T) {
+	var c compressors
+	r := rand.New(rand.NewSource(1))
+	sizes := []int{0, 1, 1000, 32<<10 - 1, 32 << 10, 32<<10 + 1, 64<<10 - 1, 64 << 10, 64<<10 + 1, 128 << 10, 128<<10 + 1, 1 << 20, 3<<20 + 17}
+	for range 8 {
+		sizes = append(sizes, r.Intn(1<<20))
+	}
+	for codec := Gzip; codec <= Zstd; codec++ {
+		for _, n := range sizes {
+			src := make([]byte, n)
+			r.Read(src)
+			out, err := c.compress(nil, src, codec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if over := len(out) - n; over > codec.MaxFraming(n) {
+				t.Errorf("%v of %d random bytes adds %d, MaxFraming says %d", codec, n, over, codec.MaxFraming(n))
+			}
+		}
+	}
+	if None.MaxFraming(1<<20) != 0 {
+		t.Errorf("None.MaxFraming = %d", None.MaxFraming(1<<20))
+	}
+}
+
+// TestCodecNames: every name CodecNames lists parses, and each codec's
+// String parses back to it.
+func TestCodecNames(t *testing.T) {
+	names := CodecNames()
+	if !slices.Equal(names, []string{"none", "uncompressed", "gzip", "snappy", "lz4", "zstd"}) {
+		t.Fatalf("CodecNames = %q", names)
+	}
+	for _, n := range names {
+		if _, err := ParseCodec(n); err != nil {
+			t.Errorf("ParseCodec(%q): %v", n, err)
+		}
+	}
+	for c := None; c <= Zstd; c++ {
+		if back, err := ParseCodec(c.String()); err != nil || back != c {
+			t.Errorf("ParseCodec(%v.String()) = %v, %v", c, back, err)
+		}
+	}
+	if Codec(5).valid() || Codec(5).String() != "unknown(5)" {
+		t.Errorf("codec 5 is valid or named %q", Codec(5).String())
+	}
+}
