@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/partfs/partfs/kafkaname"
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -102,8 +103,8 @@ func TestOffsetsErrorsNameFileAndLine(t *testing.T) {
 		fs := newFS(t)
 		put(t, fs, "/d/cp", c.text)
 		_, err := ReadOffsets(fs, "/d/cp")
-		var pe *ParseError
-		if !errors.As(err, &pe) || !errors.Is(err, ErrMalformed) || pe.File != "/d/cp" || pe.Line != c.line {
+		var pe *record.CorruptionError
+		if !errors.As(err, &pe) || !errors.Is(err, record.ErrCorruption) || pe.File != "/d/cp" || pe.Line != c.line {
 			t.Errorf("%q: %v, want a parse error at line %d", c.text, err, c.line)
 		}
 		if err != nil && !strings.Contains(err.Error(), "/d/cp") {
@@ -126,11 +127,11 @@ func TestLeaderEpochs(t *testing.T) {
 		t.Fatalf("%v %v", es, err)
 	}
 	put(t, fs, "/d/le", "0\n1\n0 0 0\n")
-	if _, err := ReadLeaderEpochs(fs, "/d/le"); !errors.Is(err, ErrMalformed) {
+	if _, err := ReadLeaderEpochs(fs, "/d/le"); !errors.Is(err, record.ErrCorruption) {
 		t.Fatalf("three fields: %v", err)
 	}
 	put(t, fs, "/d/le", "0\n1\n9999999999 0\n")
-	if _, err := ReadLeaderEpochs(fs, "/d/le"); !errors.Is(err, ErrMalformed) {
+	if _, err := ReadLeaderEpochs(fs, "/d/le"); !errors.Is(err, record.ErrCorruption) {
 		t.Fatalf("epoch beyond int32: %v", err)
 	}
 }
@@ -160,7 +161,7 @@ func TestPartitionMetadata(t *testing.T) {
 		"version: 0",
 	} {
 		put(t, fs, "/d/pm", text)
-		if _, err := ReadPartitionMetadata(fs, "/d/pm"); !errors.Is(err, ErrMalformed) {
+		if _, err := ReadPartitionMetadata(fs, "/d/pm"); !errors.Is(err, record.ErrCorruption) {
 			t.Errorf("%q accepted: %v", text, err)
 		}
 	}
@@ -216,7 +217,7 @@ func TestPropertiesEscapes(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, p[k], v)
 		}
 	}
-	if _, err := ParseProperties("p", []byte("k=\\u12\n")); !errors.Is(err, ErrMalformed) {
+	if _, err := ParseProperties("p", []byte("k=\\u12\n")); !errors.Is(err, record.ErrCorruption) {
 		t.Fatalf("short escape: %v", err)
 	}
 }

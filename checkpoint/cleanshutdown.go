@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -59,10 +60,10 @@ func ReadCleanShutdown(fs vfs.FS, path string) (brokerEpoch int64, ok bool, err 
 	}
 	var c cleanShutdown
 	if err := json.Unmarshal(text, &c); err != nil {
-		return -1, true, &ParseError{File: path, Line: 1, Reason: err.Error()}
+		return -1, true, &record.CorruptionError{File: path, Line: 1, Reason: err.Error()}
 	}
 	if c.Version != 0 {
-		return -1, true, &ParseError{File: path, Line: 1, Reason: fmt.Sprintf("unsupported version %d", c.Version)}
+		return -1, true, &record.CorruptionError{File: path, Line: 1, Reason: fmt.Sprintf("unsupported version %d", c.Version)}
 	}
 	return c.BrokerEpoch, true, nil
 }

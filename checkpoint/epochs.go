@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -16,11 +17,7 @@ type EpochEntry struct {
 
 // ReadLeaderEpochs reads a leader-epoch-checkpoint; missing or empty = none.
 func ReadLeaderEpochs(fs vfs.FS, path string) ([]EpochEntry, error) {
-	text, err := readAll(fs, path)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := parseCheckpoint(path, text)
+	entries, err := readCheckpoint(fs, path)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +25,7 @@ func ReadLeaderEpochs(fs vfs.FS, path string) ([]EpochEntry, error) {
 	for i, e := range entries {
 		line := i + 3
 		if len(e) != 2 {
-			return nil, &ParseError{File: path, Line: line, Reason: fmt.Sprintf("want \"epoch startOffset\", got %d fields", len(e))}
+			return nil, &record.CorruptionError{File: path, Line: line, Reason: fmt.Sprintf("want \"epoch startOffset\", got %d fields", len(e))}
 		}
 		epoch, err := parseInt(path, line, e, 0, 32)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -18,11 +19,7 @@ type TopicPartition struct {
 // replication and cleaner checkpoints). A missing or empty file has no
 // entries. A bad version, count or number is an error naming file and line.
 func ReadOffsets(fs vfs.FS, path string) (map[TopicPartition]int64, error) {
-	text, err := readAll(fs, path)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := parseCheckpoint(path, text)
+	entries, err := readCheckpoint(fs, path)
 	if err != nil {
 		return nil, err
 	}
@@ -39,14 +36,14 @@ func ReadOffsets(fs vfs.FS, path string) (map[TopicPartition]int64, error) {
 
 func parseOffsetEntry(path string, line int, e []string) (TopicPartition, int64, error) {
 	if len(e) != 3 {
-		return TopicPartition{}, 0, &ParseError{File: path, Line: line, Reason: fmt.Sprintf("want \"topic partition offset\", got %d fields", len(e))}
+		return TopicPartition{}, 0, &record.CorruptionError{File: path, Line: line, Reason: fmt.Sprintf("want \"topic partition offset\", got %d fields", len(e))}
 	}
 	p, err := parseInt(path, line, e, 1, 32)
 	if err != nil {
 		return TopicPartition{}, 0, err
 	}
 	if p < 0 {
-		return TopicPartition{}, 0, &ParseError{File: path, Line: line, Reason: fmt.Sprintf("negative partition %d", p)}
+		return TopicPartition{}, 0, &record.CorruptionError{File: path, Line: line, Reason: fmt.Sprintf("negative partition %d", p)}
 	}
 	off, err := parseInt(path, line, e, 2, 64)
 	if err != nil {
@@ -58,6 +55,17 @@ func parseOffsetEntry(path string, line int, e []string) (TopicPartition, int64,
 // FormatOffsets renders m as an OffsetCheckpointFile, lines sorted by
 // topic and partition.
 func FormatOffsets(m map[TopicPartition]int64) []byte {
+	tps := SortedPartitions(m)
+	lines := make([]string, len(tps))
+	for i, tp := range tps {
+		lines[i] = tp.Topic + " " + strconv.Itoa(tp.Partition) + " " + strconv.FormatInt(m[tp], 10)
+	}
+	return formatCheckpoint(lines)
+}
+
+// SortedPartitions returns the partitions of m sorted by topic, then
+// partition: the order of an OffsetCheckpointFile's lines.
+func SortedPartitions(m map[TopicPartition]int64) []TopicPartition {
 	tps := make([]TopicPartition, 0, len(m))
 	for tp := range m {
 		tps = append(tps, tp)
@@ -68,11 +76,7 @@ func FormatOffsets(m map[TopicPartition]int64) []byte {
 		}
 		return tps[i].Partition < tps[j].Partition
 	})
-	lines := make([]string, len(tps))
-	for i, tp := range tps {
-		lines[i] = tp.Topic + " " + strconv.Itoa(tp.Partition) + " " + strconv.FormatInt(m[tp], 10)
-	}
-	return formatCheckpoint(lines)
+	return tps
 }
 
 // WriteOffsets durably replaces path with m.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -30,21 +31,21 @@ func ReadPartitionMetadata(fs vfs.FS, path string) ([16]byte, error) {
 func ParsePartitionMetadata(path string, text []byte) ([16]byte, error) {
 	lines := splitLines(text)
 	if len(lines) != 2 {
-		return [16]byte{}, &ParseError{File: path, Line: len(lines) + 1, Reason: fmt.Sprintf("want 2 lines, got %d", len(lines))}
+		return [16]byte{}, &record.CorruptionError{File: path, Line: len(lines) + 1, Reason: fmt.Sprintf("want 2 lines, got %d", len(lines))}
 	}
 	if v := colonSpaces.Split(lines[0], 2); len(v) != 2 || v[0] != "version" || v[1] != "0" {
-		return [16]byte{}, &ParseError{File: path, Line: 1, Reason: fmt.Sprintf("want \"version: 0\", got %q", lines[0])}
+		return [16]byte{}, &record.CorruptionError{File: path, Line: 1, Reason: fmt.Sprintf("want \"version: 0\", got %q", lines[0])}
 	}
 	t := colonSpaces.Split(lines[1], 2)
 	if len(t) != 2 || t[0] != "topic_id" {
-		return [16]byte{}, &ParseError{File: path, Line: 2, Reason: fmt.Sprintf("want \"topic_id: <uuid>\", got %q", lines[1])}
+		return [16]byte{}, &record.CorruptionError{File: path, Line: 2, Reason: fmt.Sprintf("want \"topic_id: <uuid>\", got %q", lines[1])}
 	}
 	id, err := ParseUUID(t[1])
 	if err != nil {
-		return [16]byte{}, &ParseError{File: path, Line: 2, Reason: err.Error()}
+		return [16]byte{}, &record.CorruptionError{File: path, Line: 2, Reason: err.Error()}
 	}
 	if id.IsZero() {
-		return [16]byte{}, &ParseError{File: path, Line: 2, Reason: "zero topic id"}
+		return [16]byte{}, &record.CorruptionError{File: path, Line: 2, Reason: "zero topic id"}
 	}
 	return id, nil
 }
@@ -53,7 +54,7 @@ func ParsePartitionMetadata(path string, text []byte) ([16]byte, error) {
 // is refused.
 func WritePartitionMetadata(fs vfs.FS, path string, topicID [16]byte) error {
 	if UUID(topicID).IsZero() {
-		return fmt.Errorf("write %s: zero topic id: %w", path, ErrMalformed)
+		return fmt.Errorf("write %s: zero topic id: %w", path, record.ErrCorruption)
 	}
 	return vfs.WriteFileDurable(fs, path, FormatPartitionMetadata(topicID))
 }

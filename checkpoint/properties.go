@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -117,11 +118,11 @@ func ParseProperties(path string, text []byte) (map[string]string, error) {
 		k, v := splitProperty(line)
 		key, err := unescapeProperty(k)
 		if err != nil {
-			return nil, &ParseError{File: path, Line: start, Reason: err.Error()}
+			return nil, &record.CorruptionError{File: path, Line: start, Reason: err.Error()}
 		}
 		val, err := unescapeProperty(v)
 		if err != nil {
-			return nil, &ParseError{File: path, Line: start, Reason: err.Error()}
+			return nil, &record.CorruptionError{File: path, Line: start, Reason: err.Error()}
 		}
 		m[key] = val
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -33,6 +34,16 @@ func readAll(fs vfs.FS, path string) ([]byte, error) {
 	return buf, nil
 }
 
+// readCheckpoint reads path (missing: no entries) and parses it with
+// parseCheckpoint.
+func readCheckpoint(fs vfs.FS, path string) ([][]string, error) {
+	text, err := readAll(fs, path)
+	if err != nil {
+		return nil, err
+	}
+	return parseCheckpoint(path, text)
+}
+
 // parseCheckpoint parses Kafka's CheckpointFile text: a version line, a
 // count line, then count entry lines. It returns the entries, each split
 // on white space, with their 1-based line numbers. Empty text has none.
@@ -43,21 +54,21 @@ func parseCheckpoint(path string, text []byte) ([][]string, error) {
 	}
 	ver, err := strconv.Atoi(lines[0])
 	if err != nil || ver != currentCheckpointVer {
-		return nil, &ParseError{File: path, Line: 1, Reason: fmt.Sprintf("unsupported version %q", lines[0])}
+		return nil, &record.CorruptionError{File: path, Line: 1, Reason: fmt.Sprintf("unsupported version %q", lines[0])}
 	}
 	if len(lines) < 2 {
 		return nil, nil // Kafka's reader: no count line = no entries
 	}
 	count, err := strconv.Atoi(lines[1])
 	if err != nil || count < 0 {
-		return nil, &ParseError{File: path, Line: 2, Reason: fmt.Sprintf("bad entry count %q", lines[1])}
+		return nil, &record.CorruptionError{File: path, Line: 2, Reason: fmt.Sprintf("bad entry count %q", lines[1])}
 	}
 	entries := make([][]string, 0, len(lines)-2)
 	for _, l := range lines[2:] {
 		entries = append(entries, strings.Fields(l))
 	}
 	if len(entries) != count {
-		return nil, &ParseError{File: path, Line: 2 + len(entries),
+		return nil, &record.CorruptionError{File: path, Line: 2 + len(entries),
 			Reason: fmt.Sprintf("expected %d entries but found %d", count, len(entries))}
 	}
 	return entries, nil
@@ -92,7 +103,7 @@ func formatCheckpoint(lines []string) []byte {
 func parseInt(path string, line int, fields []string, i int, bits int) (int64, error) {
 	v, err := strconv.ParseInt(fields[i], 10, bits)
 	if err != nil {
-		return 0, &ParseError{File: path, Line: line, Reason: fmt.Sprintf("bad number %q", fields[i])}
+		return 0, &record.CorruptionError{File: path, Line: line, Reason: fmt.Sprintf("bad number %q", fields[i])}
 	}
 	return v, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-var benchLogBytes = flag.Int64("clean.bytes", 64<<20, "log size for the cleaning benchmarks (the issue's figure: 1073741824)")
+var benchLogBytes = flag.Int64("clean.bytes", 64<<20, "log size for the cleaning benchmarks (1073741824 for a 1 GiB log)")
 
 const (
 	benchKeys       = 100000

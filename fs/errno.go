@@ -10,7 +10,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/partfs/partfs/partlog"
-	"github.com/partfs/partfs/record"
 )
 
 // errEPERM marks refusals that are the filesystem's own (truncating a log,
@@ -44,7 +43,7 @@ func toErrno(err error) syscall.Errno {
 		return syscall.EACCES
 	case errors.Is(err, errEPERM):
 		return syscall.EPERM
-	case errors.Is(err, partlog.ErrCorrupt), errors.Is(err, record.ErrCorruption):
+	case errors.Is(err, partlog.ErrCorrupt):
 		return syscall.EIO
 	}
 	return syscall.EIO

@@ -22,7 +22,7 @@ type follower struct {
 
 func (m *mounted) follow(args string) *follower {
 	m.t.Helper()
-	cmd := exec.Command("bash", "-c", "cd '"+m.dir+"' && exec tail "+args)
+	cmd := exec.Command("bash", "-c", "cd '"+m.Dir+"' && exec tail "+args)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		m.t.Fatal(err)
@@ -76,7 +76,7 @@ func (f *follower) expect(t *testing.T, want string, d time.Duration) time.Durat
 
 func TestTailFollowsLogAndWindows(t *testing.T) {
 	m, st := mountMem(t, memlog.Options{})
-	m.sh("mkdir t && seq 1 5 >> t/0/log")
+	m.Sh("mkdir t && seq 1 5 >> t/0/log")
 	l, _ := st.Log("t", 0)
 	_ = l
 	fLog := m.follow("-n 1 -f t/0/log")
@@ -89,7 +89,7 @@ func TestTailFollowsLogAndWindows(t *testing.T) {
 	var worst time.Duration
 	for i := 6; i <= 8; i++ {
 		time.Sleep(300 * time.Millisecond)
-		if err := m.appendOnce("t/0/log", fmt.Sprintf("%d\n", i)); err != nil {
+		if err := m.AppendOnce("t/0/log", fmt.Sprintf("%d\n", i)); err != nil {
 			t.Fatal(err)
 		}
 		want := fmt.Sprintf("%d\n", i)

@@ -2,10 +2,9 @@ package fs
 
 import (
 	"os"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/hanwen/go-fuse/v2/fuse"
 	"go.uber.org/goleak"
 
 	"github.com/partfs/partfs/internal/testutil"
@@ -19,31 +18,27 @@ func TestMain(m *testing.M) {
 
 // mounted is a store mounted on a temporary directory.
 type mounted struct {
+	*testutil.Mount
 	t    *testing.T
-	dir  string
 	fsys *FS
 	log  testutil.Logger
 }
 
 func mountStore(t *testing.T, st partlog.Store) *mounted {
 	t.Helper()
-	testutil.NeedFUSE(t)
-	m := &mounted{t: t, dir: t.TempDir(), log: testutil.NewLogger()}
-	m.fsys = New(Options{Store: st, Logger: m.log.Entry})
-	srv, err := m.fsys.Mount(m.dir, MountOptions{FsName: "partfs-test"})
-	if err != nil {
-		t.Fatalf("mount: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := srv.Unmount(); err != nil {
-			t.Errorf("unmount: %v", err)
-			_ = syscall.Unmount(m.dir, syscall.MNT_DETACH)
-		}
-		srv.Wait()
-		if err := m.fsys.Close(); err != nil {
-			t.Errorf("close fs: %v", err)
-		}
+	return mountWith(t, Options{Store: st})
+}
+
+// mountWith mounts New(opt), logging to the mount's logger.
+func mountWith(t *testing.T, opt Options) *mounted {
+	t.Helper()
+	m := &mounted{t: t, log: testutil.NewLogger()}
+	opt.Logger = m.log.Entry
+	m.fsys = New(opt)
+	m.Mount = testutil.NewMount(t, func(dir string) (*fuse.Server, error) {
+		return m.fsys.Mount(dir, MountOptions{FsName: "partfs-test"})
 	})
+	m.AfterUnmount = append(m.AfterUnmount, m.fsys.Close)
 	return m
 }
 
@@ -52,43 +47,13 @@ func mountMem(t *testing.T, opt memlog.Options) (*mounted, *memlog.Store) {
 	return mountStore(t, st), st
 }
 
-// sh runs a bash script in the mount and returns its stdout; it fails the
-// test on a non-zero exit.
-func (m *mounted) sh(script string) string {
-	m.t.Helper()
-	out, err := m.try(script)
-	if err != nil {
-		m.t.Fatalf("%s: %v", script, err)
-	}
-	return out
-}
-
-// try runs a bash script in the mount; the error includes stderr. (No
-// cmd.Dir: a chdir into our own mount between fork and exec would wait for
-// this suspended process to answer FUSE; the script cds itself.)
-func (m *mounted) try(script string) (string, error) {
-	return testutil.Sh(m.dir, script, 60*time.Second)
-}
-
-func (m *mounted) path(rel string) string { return m.dir + "/" + rel }
-
 // open opens a file of the mount in this process (writes are then single
 // write(2) calls).
 func (m *mounted) open(rel string, flag int) *os.File {
 	m.t.Helper()
-	f, err := os.OpenFile(m.path(rel), flag, 0o644)
+	f, err := os.OpenFile(m.Path(rel), flag, 0o644)
 	if err != nil {
 		m.t.Fatalf("open %s: %v", rel, err)
 	}
 	return f
-}
-
-// appendOnce writes data with one write(2) on a fresh O_APPEND open.
-func (m *mounted) appendOnce(rel, data string) error {
-	f := m.open(rel, os.O_WRONLY|os.O_APPEND)
-	_, err := f.Write([]byte(data))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -53,17 +53,17 @@ func TestDecodedAndGroups(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m.sh("seq 1 10 >> orders/0/log")
+	m.Sh("seq 1 10 >> orders/0/log")
 	appendTo(t, st, "__consumer_offsets", commitRecord("g1", "orders", 0, 4), groupRecord("g1", "member-1", "orders", 0),
 		commitRecord("g2", "orders", 0, 2), commitRecord("g2", "orders", 0, -1))
 
-	if ls := m.sh("ls __consumer_offsets/0"); !strings.Contains(ls, "decoded.jsonl") {
+	if ls := m.Sh("ls __consumer_offsets/0"); !strings.Contains(ls, "decoded.jsonl") {
 		t.Fatalf("ls: %s", ls)
 	}
-	if ls := m.sh("ls orders/0"); strings.Contains(ls, "decoded.jsonl") {
+	if ls := m.Sh("ls orders/0"); strings.Contains(ls, "decoded.jsonl") {
 		t.Fatalf("decoded.jsonl of a plain topic: %s", ls)
 	}
-	lines := strings.Split(strings.TrimSpace(m.sh("cat __consumer_offsets/0/decoded.jsonl")), "\n")
+	lines := strings.Split(strings.TrimSpace(m.Sh("cat __consumer_offsets/0/decoded.jsonl")), "\n")
 	if len(lines) != 4 {
 		t.Fatalf("%d lines: %q", len(lines), lines)
 	}
@@ -76,23 +76,23 @@ func TestDecodedAndGroups(t *testing.T) {
 	if last["value"] != nil || last["offset"] != 3.0 {
 		t.Fatalf("tombstone %s", lines[3])
 	}
-	if got := m.sh("jq -r .type __consumer_offsets/0/decoded.jsonl | sort | uniq -c | tr -s ' '"); got != " 1 group_metadata\n 3 offset_commit\n" {
+	if got := m.Sh("jq -r .type __consumer_offsets/0/decoded.jsonl | sort | uniq -c | tr -s ' '"); got != " 1 group_metadata\n 3 offset_commit\n" {
 		t.Fatalf("types %q", got)
 	}
 
-	if got := m.sh("ls .groups"); got != "g1\ng1.jsonl\n" {
+	if got := m.Sh("ls .groups"); got != "g1\ng1.jsonl\n" {
 		t.Fatalf("groups %q", got)
 	}
-	desc := m.sh("cat .groups/g1")
+	desc := m.Sh("cat .groups/g1")
 	want := "GROUP TOPIC  PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST      CLIENT-ID\n" +
 		"g1    orders 0         4              10             6   member-1    /10.1.2.3 cli\n"
 	if desc != want {
 		t.Fatalf("describe:\n%s\nwant:\n%s", desc, want)
 	}
-	if got := m.sh("jq -c '[.topic,.partition,.current_offset,.log_end_offset,.lag,.client_id]' .groups/g1.jsonl"); got != `["orders",0,4,10,6,"cli"]`+"\n" {
+	if got := m.Sh("jq -c '[.topic,.partition,.current_offset,.log_end_offset,.lag,.client_id]' .groups/g1.jsonl"); got != `["orders",0,4,10,6,"cli"]`+"\n" {
 		t.Fatalf("jsonl %q", got)
 	}
-	if _, err := m.try("cat .groups/g2"); err == nil {
+	if _, err := m.Try("cat .groups/g2"); err == nil {
 		t.Fatal("g2 (all offsets deleted) still there")
 	}
 
@@ -103,7 +103,7 @@ func TestDecodedAndGroups(t *testing.T) {
 	}
 	done := make(chan result)
 	go func() {
-		out, err := m.try(`timeout 10 tail -n +1 -s 0.1 -f __consumer_offsets/0/decoded.jsonl | grep -m1 '"offset":8'; exit 0`)
+		out, err := m.Try(`timeout 10 tail -n +1 -s 0.1 -f __consumer_offsets/0/decoded.jsonl | grep -m1 '"offset":8'; exit 0`)
 		done <- result{out, err}
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -111,7 +111,7 @@ func TestDecodedAndGroups(t *testing.T) {
 	if got := <-done; got.err != nil || !strings.Contains(got.out, `{"offset":4,`) || !strings.Contains(got.out, `"group":"g1"`) {
 		t.Fatalf("tail -f: %q %v", got.out, got.err)
 	}
-	if got := m.sh("awk 'NR==2 {print $4, $6}' .groups/g1"); got != "8 2\n" {
+	if got := m.Sh("awk 'NR==2 {print $4, $6}' .groups/g1"); got != "8 2\n" {
 		t.Fatalf("after commit: %q", got)
 	}
 }

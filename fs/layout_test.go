@@ -7,7 +7,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/partlog/memlog"
 	"github.com/partfs/partfs/record"
@@ -122,17 +121,9 @@ func TestSidecarRoundTripAndGarbage(t *testing.T) {
 // TestPeriodicSidecarSave: a mount saves changed sidecars while running,
 // so a crash leaves little to recompute.
 func TestPeriodicSidecarSave(t *testing.T) {
-	testutil.NeedFUSE(t)
 	st := memlog.New(memlog.Options{})
-	fsys := New(Options{Store: st, Logger: testutil.NewLogger().Entry, SaveInterval: 20 * time.Millisecond})
-	dir := t.TempDir()
-	srv, err := fsys.Mount(dir, MountOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = srv.Unmount(); srv.Wait(); _ = fsys.Close() }()
-	m := &mounted{t: t, dir: dir}
-	m.sh("mkdir t && seq 1 100 >> t/0/log && stat t/0/log > /dev/null")
+	m := mountWith(t, Options{Store: st, SaveInterval: 20 * time.Millisecond})
+	m.Sh("mkdir t && seq 1 100 >> t/0/log && stat t/0/log > /dev/null")
 	l, _ := st.Log("t", 0)
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -33,14 +33,14 @@ func (panickyLog) Read(partlog.Segment, int64, func(*record.Record) bool) error 
 func TestHandlerPanicIsEIO(t *testing.T) {
 	st := memlog.New(memlog.Options{})
 	m := mountStore(t, panicky{st})
-	m.sh("mkdir t && echo a >> t/0/log")
-	if _, err := m.try("cat t/0/log"); err == nil || !strings.Contains(err.Error(), "Input/output error") {
+	m.Sh("mkdir t && echo a >> t/0/log")
+	if _, err := m.Try("cat t/0/log"); err == nil || !strings.Contains(err.Error(), "Input/output error") {
 		t.Fatalf("cat with a panicking backend: %v", err)
 	}
 	if !strings.Contains(m.log.Buf.String(), "handler panicked") {
 		t.Fatalf("no log line for the panic:\n%s", m.log.Buf.String())
 	}
-	if got := m.sh("ls t"); got != "0\nconfig\n" {
+	if got := m.Sh("ls t"); got != "0\nconfig\n" {
 		t.Fatalf("mount no longer serves: %q", got)
 	}
 }

@@ -60,6 +60,9 @@ func parseJSONLine(line []byte) (record.Record, error) {
 	if bytes.TrimSpace(line)[0] != '{' {
 		return record.Record{}, invalid("not an object")
 	}
+	if err := checkStrictJSON(line); err != nil {
+		return record.Record{}, err
+	}
 	var r record.Record
 	var err error
 	if r.Key, err = bytesField("key", in.Key, in.KeyB64); err != nil {

@@ -2,7 +2,6 @@ package fs
 
 import (
 	"context"
-	"slices"
 	"syscall"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
@@ -26,17 +25,43 @@ var (
 	_ = (gofs.NodeCreater)((*partNode)(nil))
 )
 
-var partEntries = []fuse.DirEntry{
-	{Name: "log", Mode: syscall.S_IFREG},
-	{Name: "log.jsonl", Mode: syscall.S_IFREG},
-	{Name: "@offset", Mode: syscall.S_IFDIR},
-	{Name: "@time", Mode: syscall.S_IFDIR},
-	{Name: "@key", Mode: syscall.S_IFDIR},
-	{Name: "stat", Mode: syscall.S_IFREG},
+// partEntry is one entry of a partition directory: its name and mode, has
+// (nil: always there) saying whether this partition has it, and make the
+// node it names.
+type partEntry struct {
+	name string
+	mode uint32
+	has  func(p *part) bool
+	make func(p *part) gofs.InodeEmbedder
 }
 
-// segmentsEntry is listed where the partition's Log is a partlog.SegmentFiler.
-var segmentsEntry = fuse.DirEntry{Name: "segments", Mode: syscall.S_IFDIR}
+// partEntries lists a partition directory in the order ls shows it.
+var partEntries = []partEntry{
+	{"log", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder { return newLogNode(p, "log", plainKind) }},
+	{"log.jsonl", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder { return newLogNode(p, "log.jsonl", jsonKind) }},
+	{"@offset", syscall.S_IFDIR, nil, func(p *part) gofs.InodeEmbedder {
+		return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: false}
+	}},
+	{"@time", syscall.S_IFDIR, nil, func(p *part) gofs.InodeEmbedder {
+		return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: true}
+	}},
+	{"@key", syscall.S_IFDIR, nil, func(p *part) gofs.InodeEmbedder { return &keyDir{p: p} }},
+	{"stat", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder {
+		return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", "stat"), gen: p.statText, sync: p.log.Sync}
+	}},
+	// an internal topic's records decoded
+	{decodedName, syscall.S_IFREG, func(p *part) bool { return p.decoded() != nil }, func(p *part) gofs.InodeEmbedder {
+		return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", decodedName), gen: p.decoded().content, sync: p.log.Sync, live: true}
+	}},
+	// Kafka's own files, where the Log is a partlog.SegmentFiler
+	{"segments", syscall.S_IFDIR, func(p *part) bool { _, ok := p.segmentFiler(); return ok }, func(p *part) gofs.InodeEmbedder {
+		sf, _ := p.segmentFiler()
+		return &segmentsDir{fixedDir: fixedDir{p}, p: p, files: sf}
+	}},
+}
+
+// present reports whether p has e.
+func (e *partEntry) present(p *part) bool { return e.has == nil || e.has(p) }
 
 func (n *partNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	n.p.fsys.dirAttr(out, false)
@@ -44,56 +69,23 @@ func (n *partNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.At
 }
 
 func (n *partNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
-	ents := partEntries
-	if n.p.decoded() != nil {
-		ents = append(slices.Clip(ents), fuse.DirEntry{Name: decodedName, Mode: syscall.S_IFREG})
-	}
-	if _, ok := n.p.segmentFiler(); ok {
-		ents = append(slices.Clip(ents), segmentsEntry)
+	ents := make([]fuse.DirEntry, 0, len(partEntries))
+	for i := range partEntries {
+		if e := &partEntries[i]; e.present(n.p) {
+			ents = append(ents, fuse.DirEntry{Name: e.name, Mode: e.mode})
+		}
 	}
 	return gofs.NewListDirStream(ents), 0
 }
 
 func (n *partNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
 	defer guard(n.p.lg.WithField("file", name), "lookup", &errno)
-	mk, mode := n.childMaker(name)
-	if mk == nil {
-		return nil, syscall.ENOENT
+	for i := range partEntries {
+		if e := &partEntries[i]; e.name == name && e.present(n.p) {
+			return child(ctx, n.EmbeddedInode(), name, e.mode, out, func() gofs.InodeEmbedder { return e.make(n.p) }), 0
+		}
 	}
-	return child(ctx, n.EmbeddedInode(), name, mode, out, mk), 0
-}
-
-func (n *partNode) childMaker(name string) (func() gofs.InodeEmbedder, uint32) {
-	p := n.p
-	switch name {
-	case "log", "log.jsonl":
-		k := plainKind
-		if name == "log.jsonl" {
-			k = jsonKind
-		}
-		return func() gofs.InodeEmbedder { return newLogNode(p, name, k) }, syscall.S_IFREG
-	case "@offset":
-		return func() gofs.InodeEmbedder { return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: false} }, syscall.S_IFDIR
-	case "@time":
-		return func() gofs.InodeEmbedder { return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: true} }, syscall.S_IFDIR
-	case "@key":
-		return func() gofs.InodeEmbedder { return &keyDir{p: p} }, syscall.S_IFDIR
-	case "segments":
-		if sf, ok := p.segmentFiler(); ok {
-			return func() gofs.InodeEmbedder { return &segmentsDir{fixedDir: fixedDir{p}, p: p, files: sf} }, syscall.S_IFDIR
-		}
-	case decodedName:
-		if v := p.decoded(); v != nil {
-			return func() gofs.InodeEmbedder {
-				return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", name), gen: v.content, sync: p.log.Sync, live: true}
-			}, syscall.S_IFREG
-		}
-	case "stat":
-		return func() gofs.InodeEmbedder {
-			return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", "stat"), gen: p.statText, sync: p.log.Sync}
-		}, syscall.S_IFREG
-	}
-	return nil, 0
+	return nil, syscall.ENOENT
 }
 
 func (n *partNode) Rmdir(ctx context.Context, name string) syscall.Errno {

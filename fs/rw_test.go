@@ -15,7 +15,7 @@ import (
 
 func TestPlainAppendAndRead(t *testing.T) {
 	m, st := mountMem(t, memlog.Options{})
-	m.sh("mkdir t && seq 1 200000 >> t/0/log")
+	m.Sh("mkdir t && seq 1 200000 >> t/0/log")
 	l, _ := st.Log("t", 0)
 	if l.EndOffset() != 200000 {
 		t.Fatalf("end offset %d", l.EndOffset())
@@ -36,22 +36,22 @@ func TestPlainAppendAndRead(t *testing.T) {
 		if strings.Contains(cmd, "jq") && !haveTool("jq") {
 			continue
 		}
-		if got := m.sh(cmd); got != want {
+		if got := m.Sh(cmd); got != want {
 			t.Errorf("%s = %q, want %q", cmd, got, want)
 		}
 	}
-	if got, want := m.sh("md5sum < t/0/log"), m.sh("seq 1 200000 | md5sum"); got != want {
+	if got, want := m.Sh("md5sum < t/0/log"), m.Sh("seq 1 200000 | md5sum"); got != want {
 		t.Errorf("log content differs from seq output")
 	}
-	size := m.sh("stat -c %s t/0/log")
-	if want := m.sh("seq 1 200000 | wc -c"); size != want {
+	size := m.Sh("stat -c %s t/0/log")
+	if want := m.Sh("seq 1 200000 | wc -c"); size != want {
 		t.Errorf("st_size %s, want %s", size, want)
 	}
 }
 
 func TestPartialLinesHeldUntilClose(t *testing.T) {
 	m, st := mountMem(t, memlog.Options{})
-	m.sh("mkdir t")
+	m.Sh("mkdir t")
 	// One open: three writes, the middle ones without newline.
 	f := m.open("t/0/log", os.O_WRONLY|os.O_APPEND)
 	for _, w := range []string{"a\nb", "c", "d\ne"} {
@@ -66,7 +66,7 @@ func TestPartialLinesHeldUntilClose(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := m.sh("cat t/0/log"); got != "a\nbcd\ne\n" {
+	if got := m.Sh("cat t/0/log"); got != "a\nbcd\ne\n" {
 		t.Fatalf("log = %q", got)
 	}
 	l, _ := st.Log("t", 0)
@@ -80,20 +80,20 @@ func TestPartialLinesHeldUntilClose(t *testing.T) {
 
 func TestJSONLWriteAndRender(t *testing.T) {
 	m, _ := mountMem(t, memlog.Options{})
-	m.sh("mkdir t")
+	m.Sh("mkdir t")
 	in := `{"key":"k1","value":"v1","timestamp":1764410400000,"headers":[["h","x"],["n",null]]}
 {"key":"k2","value_b64":"//79","timestamp":1764410400001}
 {"key":"k1","timestamp":1764410400002}
 {"offset":99,"value":"line\twith \"quotes\"","timestamp":1764410400003}
 `
-	m.sh("cat >> t/0/log.jsonl <<'EOF'\n" + in + "EOF")
+	m.Sh("cat >> t/0/log.jsonl <<'EOF'\n" + in + "EOF")
 	want := []string{
 		`{"offset":0,"timestamp":1764410400000,"key":"k1","value":"v1","headers":[["h","x"],["n",null]]}`,
 		`{"offset":1,"timestamp":1764410400001,"key":"k2","value_b64":"//79","headers":[]}`,
 		`{"offset":2,"timestamp":1764410400002,"key":"k1","value":null,"headers":[]}`,
 		`{"offset":3,"timestamp":1764410400003,"key":null,"value":"line\twith \"quotes\"","headers":[]}`,
 	}
-	got := strings.Split(strings.TrimSuffix(m.sh("cat t/0/log.jsonl"), "\n"), "\n")
+	got := strings.Split(strings.TrimSuffix(m.Sh("cat t/0/log.jsonl"), "\n"), "\n")
 	if len(got) != len(want) {
 		t.Fatalf("got %d lines: %q", len(got), got)
 	}
@@ -107,16 +107,16 @@ func TestJSONLWriteAndRender(t *testing.T) {
 		}
 	}
 	// The tombstone is hidden in the plain view; the b64 value is raw bytes.
-	if got := m.sh("od -An -c t/0/log | tr -s ' '"); !strings.Contains(got, "v 1 \\n 377 376 375 \\n l i n e \\t") {
+	if got := m.Sh("od -An -c t/0/log | tr -s ' '"); !strings.Contains(got, "v 1 \\n 377 376 375 \\n l i n e \\t") {
 		t.Errorf("plain view bytes: %q", got)
 	}
 }
 
 func TestJSONLBadLineAppendsNothing(t *testing.T) {
 	m, st := mountMem(t, memlog.Options{})
-	m.sh("mkdir t")
+	m.Sh("mkdir t")
 	for _, bad := range []string{"{\"value\":\"ok\"}\nnot json", `{"value":1}`, `{"value":"a","extra":1}`, `[1,2]`, `{"value":"a"} {"value":"b"}`, `{"key":"a","key_b64":"YQ=="}`, `{"timestamp":-5}`, `{"value_b64":"%%%"}`} {
-		if err := m.appendOnce("t/0/log.jsonl", bad+"\n"); !errors.Is(err, syscall.EINVAL) {
+		if err := m.AppendOnce("t/0/log.jsonl", bad+"\n"); !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("write %q: %v", bad, err)
 		}
 		if l, _ := st.Log("t", 0); l.EndOffset() != 0 {
@@ -129,7 +129,7 @@ func TestJSONLBadLineAppendsNothing(t *testing.T) {
 // max.message.bytes is refused (EFBIG) instead of being held without bound.
 func TestHugePartialLineRefused(t *testing.T) {
 	m, st := mountMem(t, memlog.Options{})
-	m.sh("mkdir t")
+	m.Sh("mkdir t")
 	f := m.open("t/0/log", os.O_WRONLY|os.O_APPEND)
 	chunk := []byte(strings.Repeat("z", 1<<20))
 	var err error
@@ -148,7 +148,7 @@ func TestHugePartialLineRefused(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := m.sh("cat t/0/log"); got != "after\n" {
+	if got := m.Sh("cat t/0/log"); got != "after\n" {
 		t.Fatalf("log = %q", got)
 	}
 	if l, _ := st.Log("t", 0); l.EndOffset() != 1 {
@@ -160,9 +160,9 @@ func TestHugePartialLineRefused(t *testing.T) {
 // move 1 MiB per FUSE request instead of 128 KiB.
 func TestViewBlockSize(t *testing.T) {
 	m, _ := mountMem(t, memlog.Options{})
-	m.sh("mkdir t && echo x >> t/0/log")
+	m.Sh("mkdir t && echo x >> t/0/log")
 	for _, name := range []string{"t/0/log", "t/0/log.jsonl", "t/0/@offset/0"} {
-		if got := m.sh("stat -c %o " + name); got != "1048576\n" {
+		if got := m.Sh("stat -c %o " + name); got != "1048576\n" {
 			t.Errorf("st_blksize of %s = %q, want 1048576", name, got)
 		}
 	}

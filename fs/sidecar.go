@@ -46,14 +46,10 @@ type sidecarReader struct {
 	err error
 }
 
+// varint reads a zigzag varint, as binary.Varint decodes it.
 func (r *sidecarReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errSidecar
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	u := r.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 func (r *sidecarReader) uvarint() uint64 {

@@ -30,26 +30,26 @@ func smallSegments(t *testing.T, st *memlog.Store, topic string) {
 
 func TestRandomPositionsDdAndTailC(t *testing.T) {
 	m, st := mountMem(t, memlog.Options{})
-	m.sh("mkdir t")
+	m.Sh("mkdir t")
 	smallSegments(t, st, "t")
-	m.sh("seq 1 20000 >> t/0/log")
+	m.Sh("seq 1 20000 >> t/0/log")
 	want := seqText(1, 20000)
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 20; i++ {
 		p := rng.Intn(len(want) - 30)
-		got := m.sh(fmt.Sprintf("dd if=t/0/log bs=1 skip=%d count=25 status=none", p))
+		got := m.Sh(fmt.Sprintf("dd if=t/0/log bs=1 skip=%d count=25 status=none", p))
 		if got != want[p:p+25] {
 			t.Fatalf("dd skip=%d = %q, want %q", p, got, want[p:p+25])
 		}
 	}
-	if got := m.sh("tail -c 100 t/0/log"); got != want[len(want)-100:] {
+	if got := m.Sh("tail -c 100 t/0/log"); got != want[len(want)-100:] {
 		t.Fatalf("tail -c 100 = %q", got)
 	}
 	// The same in the JSON stream, against a full read.
-	full := m.sh("cat t/0/log.jsonl")
+	full := m.Sh("cat t/0/log.jsonl")
 	for i := 0; i < 10; i++ {
 		p := rng.Intn(len(full) - 30)
-		got := m.sh(fmt.Sprintf("dd if=t/0/log.jsonl bs=1 skip=%d count=25 status=none", p))
+		got := m.Sh(fmt.Sprintf("dd if=t/0/log.jsonl bs=1 skip=%d count=25 status=none", p))
 		if got != full[p:p+25] {
 			t.Fatalf("jsonl dd skip=%d = %q, want %q", p, got, full[p:p+25])
 		}
@@ -58,31 +58,31 @@ func TestRandomPositionsDdAndTailC(t *testing.T) {
 
 func TestPositionsSurviveRetention(t *testing.T) {
 	m, st := mountMem(t, memlog.Options{})
-	m.sh("mkdir t")
+	m.Sh("mkdir t")
 	smallSegments(t, st, "t")
-	m.sh("for i in $(seq 1 30); do seq $((i*100-99)) $((i*100)) >> t/0/log; done")
+	m.Sh("for i in $(seq 1 30); do seq $((i*100-99)) $((i*100)) >> t/0/log; done")
 	l, _ := st.Log("t", 0)
 	f := m.follow("-n +1 -s 0.1 -f t/0/log")
 	for i := 1; i <= 3000; i++ {
 		f.expect(t, fmt.Sprintf("%d\n", i), 5*time.Second)
 	}
-	before := m.sh("stat -c %s t/0/log")
-	tailBefore := m.sh("tail -c 50 t/0/log")
+	before := m.Sh("stat -c %s t/0/log")
+	tailBefore := m.Sh("tail -c 50 t/0/log")
 	if n := l.DeleteOldest(5); n != 5 {
 		t.Fatalf("deleted %d segments", n)
 	}
-	if got := m.sh("stat -c %s t/0/log"); got != before {
+	if got := m.Sh("stat -c %s t/0/log"); got != before {
 		t.Fatalf("size after retention %s, before %s", got, before)
 	}
-	if got := m.sh("tail -c 50 t/0/log"); got != tailBefore {
+	if got := m.Sh("tail -c 50 t/0/log"); got != tailBefore {
 		t.Fatalf("tail -c after retention %q, before %q", got, tailBefore)
 	}
-	m.sh("seq 3001 3100 >> t/0/log")
+	m.Sh("seq 3001 3100 >> t/0/log")
 	for i := 3001; i <= 3100; i++ {
 		f.expect(t, fmt.Sprintf("%d\n", i), 5*time.Second)
 	}
 	first := l.StartOffset()
-	if got := m.sh("head -1 t/0/log"); got != fmt.Sprintf("%d\n", first+1) {
+	if got := m.Sh("head -1 t/0/log"); got != fmt.Sprintf("%d\n", first+1) {
 		t.Fatalf("head after retention %q, log start %d", got, first)
 	}
 	if s := f.errs.String(); s != "" {
@@ -92,18 +92,18 @@ func TestPositionsSurviveRetention(t *testing.T) {
 
 func TestSequentialReaderAcrossCompaction(t *testing.T) {
 	m, st := mountMem(t, memlog.Options{})
-	m.sh("mkdir t")
+	m.Sh("mkdir t")
 	smallSegments(t, st, "t")
 	var in strings.Builder
 	for i := 0; i < 2000; i++ {
 		fmt.Fprintf(&in, `{"key":"k%d","value":"v%d"}`+"\n", i%50, i)
 	}
-	if err := m.appendOnce("t/0/log.jsonl", in.String()); err != nil {
+	if err := m.AppendOnce("t/0/log.jsonl", in.String()); err != nil {
 		t.Fatal(err)
 	}
 	l, _ := st.Log("t", 0)
 	l.Roll()
-	sizeBefore := m.sh("stat -c %s t/0/log")
+	sizeBefore := m.Sh("stat -c %s t/0/log")
 	f := m.open("t/0/log", os.O_RDONLY)
 	defer f.Close()
 	head := make([]byte, 3000)
@@ -128,13 +128,13 @@ func TestSequentialReaderAcrossCompaction(t *testing.T) {
 	if last != 1999 {
 		t.Fatalf("last line v%d", last)
 	}
-	if got := m.sh("stat -c %s t/0/log"); got != sizeBefore {
+	if got := m.Sh("stat -c %s t/0/log"); got != sizeBefore {
 		t.Fatalf("size after compaction %s, before %s", got, sizeBefore)
 	}
-	if got := m.sh("wc -l < t/0/log"); got != "50\n" {
+	if got := m.Sh("wc -l < t/0/log"); got != "50\n" {
 		t.Fatalf("after compaction %s lines, want 50", got)
 	}
-	if got := m.sh("head -1 t/0/@offset/0"); got != "v1950\n" {
+	if got := m.Sh("head -1 t/0/@offset/0"); got != "v1950\n" {
 		t.Fatalf("@offset/0 after compaction starts %q", got)
 	}
 }

@@ -238,7 +238,7 @@ func TestSequentialReadsThroughTheMount(t *testing.T) {
 		}
 		for _, cmd := range []string{"cat %s", "dd status=none bs=4096 if=%s", "dd status=none bs=100001 if=%s"} {
 			cmd = fmt.Sprintf(cmd, file)
-			if got := m.sh(cmd); got != string(want) {
+			if got := m.Sh(cmd); got != string(want) {
 				t.Errorf("%s: %d bytes differ from the %d rendered", cmd, len(got), len(want))
 			}
 		}

@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -162,11 +163,11 @@ func (n *topicNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	if !ok {
 		return nil, syscall.ENOENT
 	}
-	count, err := n.fsys.opt.Store.Partitions(n.topic)
+	ps, err := n.partitions()
 	if err != nil {
 		return nil, toErrno(err)
 	}
-	if p >= count {
+	if !slices.Contains(ps, p) {
 		return nil, syscall.ENOENT
 	}
 	return n.partChild(ctx, name, p, out)
@@ -184,14 +185,31 @@ func (n *topicNode) partChild(ctx context.Context, name string, p int, out *fuse
 
 func (n *topicNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	ents := []fuse.DirEntry{{Name: "config", Mode: syscall.S_IFREG}}
-	count, err := n.fsys.opt.Store.Partitions(n.topic)
+	ps, err := n.partitions()
 	if err != nil {
 		return nil, toErrno(err)
 	}
-	for i := 0; i < count; i++ {
+	for _, i := range ps {
 		ents = append(ents, fuse.DirEntry{Name: strconv.Itoa(i), Mode: syscall.S_IFDIR})
 	}
 	return gofs.NewListDirStream(ents), 0
+}
+
+// partitions are the topic's partition numbers that exist: those of a
+// partlog.PartitionLister, else every one below the count.
+func (n *topicNode) partitions() ([]int, error) {
+	if pl, ok := n.fsys.opt.Store.(partlog.PartitionLister); ok {
+		return pl.PartitionNumbers(n.topic)
+	}
+	count, err := n.fsys.opt.Store.Partitions(n.topic)
+	if err != nil {
+		return nil, err
+	}
+	ps := make([]int, count)
+	for i := range ps {
+		ps[i] = i
+	}
+	return ps, nil
 }
 
 func (n *topicNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {

@@ -9,55 +9,55 @@ import (
 
 func TestTreeMkdirListStat(t *testing.T) {
 	m, _ := mountMem(t, memlog.Options{})
-	m.sh("mkdir orders && mkdir orders/1")
-	if got := m.sh("ls"); got != "orders\n" {
+	m.Sh("mkdir orders && mkdir orders/1")
+	if got := m.Sh("ls"); got != "orders\n" {
 		t.Fatalf("ls = %q", got)
 	}
-	if got := m.sh("ls orders | tr '\\n' ' '"); got != "0 1 config " {
+	if got := m.Sh("ls orders | tr '\\n' ' '"); got != "0 1 config " {
 		t.Fatalf("ls orders = %q", got)
 	}
 	want := "@key @offset @time log log.jsonl stat " // memlog has no segment files: no segments/
-	if got := m.sh("ls orders/0 | tr '\\n' ' '"); got != want {
+	if got := m.Sh("ls orders/0 | tr '\\n' ' '"); got != want {
 		t.Fatalf("ls orders/0 = %q, want %q", got, want)
 	}
-	if _, err := m.try("ls orders/0/segments"); err == nil || !strings.Contains(err.Error(), "No such file") {
+	if _, err := m.Try("ls orders/0/segments"); err == nil || !strings.Contains(err.Error(), "No such file") {
 		t.Fatalf("ls orders/0/segments on memlog: %v", err)
 	}
-	if got := m.sh("stat -c '%F %a %s' orders/0/log orders orders/0/stat"); got != "regular empty file 644 0\ndirectory 755 0\nregular file 444 "+sizeOf(m, "orders/0/stat")+"\n" {
+	if got := m.Sh("stat -c '%F %a %s' orders/0/log orders orders/0/stat"); got != "regular empty file 644 0\ndirectory 755 0\nregular file 444 "+sizeOf(m, "orders/0/stat")+"\n" {
 		t.Fatalf("stat = %q", got)
 	}
-	st := m.sh("cat orders/0/stat")
+	st := m.Sh("cat orders/0/stat")
 	for _, k := range []string{"log_start_offset: 0", "log_end_offset: 0", "records: 0", "cleanup_policy: delete"} {
 		if !strings.Contains(st, k+"\n") {
 			t.Errorf("stat lacks %q:\n%s", k, st)
 		}
 	}
-	if _, err := m.try("mkdir orders/3"); err == nil || !strings.Contains(err.Error(), "Invalid argument") {
+	if _, err := m.Try("mkdir orders/3"); err == nil || !strings.Contains(err.Error(), "Invalid argument") {
 		t.Fatalf("mkdir orders/3: %v", err)
 	}
-	if _, err := m.try("mkdir orders"); err == nil || !strings.Contains(err.Error(), "File exists") {
+	if _, err := m.Try("mkdir orders"); err == nil || !strings.Contains(err.Error(), "File exists") {
 		t.Fatalf("mkdir orders again: %v", err)
 	}
 }
 
 func sizeOf(m *mounted, rel string) string {
-	return strings.TrimSpace(m.sh("cat " + rel + " | wc -c"))
+	return strings.TrimSpace(m.Sh("cat " + rel + " | wc -c"))
 }
 
 func TestConfigReadWrite(t *testing.T) {
 	m, st := mountMem(t, memlog.Options{})
-	m.sh("mkdir t")
-	if got := m.sh("grep '^retention.ms=' t/config"); got != "retention.ms=604800000\n" {
+	m.Sh("mkdir t")
+	if got := m.Sh("grep '^retention.ms=' t/config"); got != "retention.ms=604800000\n" {
 		t.Fatalf("default retention.ms = %q", got)
 	}
-	m.sh("echo retention.ms=1000 >> t/config")
-	m.sh("printf 'segment.bytes=4096\\ncleanup.policy=compact\\n' > t/config")
-	got := m.sh("grep -E '^(retention.ms|segment.bytes|cleanup.policy)=' t/config")
+	m.Sh("echo retention.ms=1000 >> t/config")
+	m.Sh("printf 'segment.bytes=4096\\ncleanup.policy=compact\\n' > t/config")
+	got := m.Sh("grep -E '^(retention.ms|segment.bytes|cleanup.policy)=' t/config")
 	if got != "cleanup.policy=compact\nsegment.bytes=4096\nretention.ms=1000\n" {
 		t.Fatalf("config after writes = %q", got)
 	}
 	for _, bad := range []string{"nosuch.key=1", "retention.ms=soon", "no equals sign"} {
-		if _, err := m.try("echo '" + bad + "' >> t/config"); err == nil || !strings.Contains(err.Error(), "Invalid argument") {
+		if _, err := m.Try("echo '" + bad + "' >> t/config"); err == nil || !strings.Contains(err.Error(), "Invalid argument") {
 			t.Errorf("write %q: %v", bad, err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+
+	"github.com/partfs/partfs/record"
 )
 
 // core is what both index kinds share: the file, the entry count, the
@@ -42,7 +44,7 @@ func (c *core) open(f File, base int64, maxBytes, entrySize int, readOnly bool) 
 		return fmt.Errorf("stat index %s: %w", f.Name(), err)
 	}
 	if fi.Size() > math.MaxInt32 {
-		return &CorruptError{File: f.Name(), Reason: fmt.Sprintf("file size %d exceeds 2 GiB", fi.Size())}
+		return &record.CorruptionError{File: f.Name(), Reason: fmt.Sprintf("file size %d exceeds 2 GiB", fi.Size())}
 	}
 	size := int(fi.Size())
 	c.fileSize = fi.Size()

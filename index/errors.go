@@ -3,12 +3,12 @@ package index
 import (
 	"errors"
 	"fmt"
+
+	"github.com/partfs/partfs/record"
 )
 
 // Errors of this package; match them with errors.Is.
 var (
-	// ErrCorrupt: an index failed its sanity check; rebuild it.
-	ErrCorrupt = errors.New("corrupt index")
 	// ErrFull: an append to a full index (roll the segment first).
 	ErrFull = errors.New("index is full")
 	// ErrInvalidOffset: an offset not above the last entry's, or a
@@ -20,18 +20,8 @@ var (
 	ErrReadOnly = errors.New("index is read-only")
 )
 
-// CorruptError locates a failed sanity check: the index file, the entry
-// number and its byte position in the file.
-type CorruptError struct {
-	File   string
-	Entry  int
-	Pos    int64
-	Reason string
+// corrupt locates a failed sanity check: the index file, the entry number
+// and its byte position. It matches record.ErrCorruption: rebuild the index.
+func corrupt(file string, entry int, pos int64, reason string) *record.CorruptionError {
+	return &record.CorruptionError{File: file, Pos: pos, Reason: fmt.Sprintf("entry %d: %s", entry, reason)}
 }
-
-func (e *CorruptError) Error() string {
-	return fmt.Sprintf("corrupt index %s at entry %d (byte %d): %s", e.File, e.Entry, e.Pos, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrCorrupt) true.
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }

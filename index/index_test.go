@@ -3,13 +3,16 @@ package index
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -314,8 +317,8 @@ func TestUntrimmedAfterCrash(t *testing.T) {
 		t.Fatalf("entries %d, want 128 (Kafka counts the whole file)", ox2.Entries())
 	}
 	err = ox2.SanityCheck(10000)
-	var ce *CorruptError
-	if !errors.As(err, &ce) || !errors.Is(err, ErrCorrupt) || ce.Entry != 2 || ce.Pos != 16 || ce.File != "/c.index" {
+	var ce *record.CorruptionError
+	if !errors.As(err, &ce) || !errors.Is(err, record.ErrCorruption) || !strings.HasPrefix(ce.Reason, "entry 2:") || ce.Pos != 16 || ce.File != "/c.index" {
 		t.Fatalf("sanity check: %v", err)
 	}
 	must(t, ox2.Reset())
@@ -355,11 +358,11 @@ func TestSanityCheckCases(t *testing.T) {
 			ox, err := OpenOffsetIndex(f, 0, 0)
 			must(t, err)
 			err = ox.SanityCheck(c.logSize)
-			var ce *CorruptError
+			var ce *record.CorruptionError
 			if c.bad < 0 && err != nil {
 				t.Fatalf("valid index rejected: %v", err)
 			}
-			if c.bad >= 0 && (!errors.As(err, &ce) || ce.Entry != c.bad) {
+			if c.bad >= 0 && (!errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, fmt.Sprintf("entry %d:", c.bad))) {
 				t.Fatalf("got %v, want corruption at entry %d", err, c.bad)
 			}
 		})
@@ -391,11 +394,11 @@ func TestTimeSanityCheck(t *testing.T) {
 			tx, err := OpenTimeIndex(f, 0, 0)
 			must(t, err)
 			err = tx.SanityCheck(c.next)
-			var ce *CorruptError
+			var ce *record.CorruptionError
 			if c.bad < 0 && err != nil {
 				t.Fatalf("valid index rejected: %v", err)
 			}
-			if c.bad >= 0 && (!errors.As(err, &ce) || ce.Entry != c.bad || ce.Pos != int64(c.bad*12)) {
+			if c.bad >= 0 && (!errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, fmt.Sprintf("entry %d:", c.bad)) || ce.Pos != int64(c.bad*12)) {
 				t.Fatalf("got %v, want corruption at entry %d", err, c.bad)
 			}
 		})

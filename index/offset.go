@@ -154,7 +154,7 @@ func (x *OffsetIndex) SanityCheck(logSize int64) error {
 	for i := 0; i < x.entries; i++ {
 		rel, pos := DecodeOffsetEntry(x.entryAt(i))
 		if reason := checkOffsetEntry(rel, pos, prevRel, prevPos, logSize); reason != "" {
-			return &CorruptError{File: x.f.Name(), Entry: i, Pos: int64(i * OffsetEntrySize), Reason: reason}
+			return corrupt(x.f.Name(), i, int64(i*OffsetEntrySize), reason)
 		}
 		prevRel, prevPos = rel, pos
 	}
@@ -183,8 +183,7 @@ func (c *core) checkLength() error {
 		return fmt.Errorf("stat index %s: %w", c.f.Name(), err)
 	}
 	if fi.Size()%int64(c.entrySize) != 0 {
-		return &CorruptError{File: c.f.Name(), Entry: c.entries, Pos: fi.Size(),
-			Reason: fmt.Sprintf("file size %d is not a multiple of %d", fi.Size(), c.entrySize)}
+		return corrupt(c.f.Name(), c.entries, fi.Size(), fmt.Sprintf("file size %d is not a multiple of %d", fi.Size(), c.entrySize))
 	}
 	return nil
 }

@@ -169,7 +169,7 @@ func (x *TimeIndex) SanityCheck(nextOffset int64) error {
 	for i := 0; i < x.entries; i++ {
 		ts, rel := DecodeTimeEntry(x.entryAt(i))
 		if reason := checkTimeEntry(ts, rel, prevTs, prevRel, i, x.base, nextOffset); reason != "" {
-			return &CorruptError{File: x.f.Name(), Entry: i, Pos: int64(i * TimeEntrySize), Reason: reason}
+			return corrupt(x.f.Name(), i, int64(i*TimeEntrySize), reason)
 		}
 		prevTs, prevRel = ts, rel
 	}

@@ -61,6 +61,13 @@ func CheckTopic(name string) error {
 	return nil
 }
 
+// Collides reports whether topics a and b are different names that Kafka
+// would not let exist together: equal once '.' is read as '_' (its metric
+// names do that), e.g. "a.b" and "a_b".
+func Collides(a, b string) bool {
+	return a != b && strings.ReplaceAll(a, ".", "_") == strings.ReplaceAll(b, ".", "_")
+}
+
 // ValidTopic reports whether name passes CheckTopic.
 func ValidTopic(name string) bool { return CheckTopic(name) == nil }
 

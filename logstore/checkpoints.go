@@ -9,6 +9,7 @@ import (
 
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/kafkaname"
+	"github.com/partfs/partfs/record"
 )
 
 // logCheckpoints are one partition's entries in the root checkpoint files.
@@ -34,7 +35,7 @@ func (st *Store) readCheckpoints() (rootCheckpoints, error) {
 		if isNotExist(err) {
 			m, err = nil, nil
 		}
-		if errors.Is(err, checkpoint.ErrMalformed) {
+		if errors.Is(err, record.ErrCorruption) {
 			// Kafka logs and starts over without the file: every partition
 			// recovers from offset 0 (or keeps its first segment's base)
 			st.logger.WithError(err).Warn("ignoring a malformed checkpoint file")

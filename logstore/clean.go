@@ -3,8 +3,10 @@ package logstore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/kafkaname"
@@ -273,4 +275,51 @@ func (l *Log) renameSuffix(base int64, from, to string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// CleanerCheckpoint returns the cleaner's first dirty offset.
+func (l *Log) CleanerCheckpoint() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cleanerCheckpoint
+}
+
+// SetCleanerCheckpoint sets the first dirty offset and persists it in
+// cleaner-offset-checkpoint.
+func (l *Log) SetCleanerCheckpoint(offset int64) error {
+	if l.readOnly {
+		return fmt.Errorf("cleaner checkpoint of %s: %w", l.dir, partlog.ErrReadOnly)
+	}
+	l.mu.Lock()
+	l.cleanerCheckpoint = offset
+	l.mu.Unlock()
+	if l.store == nil {
+		return nil
+	}
+	return l.store.writeCheckpoints()
+}
+
+// SegmentReader returns the raw bytes of seg (as of its snapshot size);
+// release lets the files go.
+func (l *Log) SegmentReader(seg partlog.Segment) (io.ReaderAt, func(), error) {
+	s, err := l.segmentByID(seg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return io.NewSectionReader(s.log, 0, seg.Size), func() { l.releaseAll([]*segment{s}) }, nil
+}
+
+// SegmentModTime returns the modification time of seg's .log file (zero if
+// unknown).
+func (l *Log) SegmentModTime(seg partlog.Segment) time.Time {
+	s, err := l.segmentByID(seg)
+	if err != nil {
+		return time.Time{}
+	}
+	defer l.releaseAll([]*segment{s})
+	fi, err := s.log.Stat()
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
 }

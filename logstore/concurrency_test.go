@@ -22,13 +22,8 @@ func TestConcurrentAppendReadRetention(t *testing.T) {
 	opt.NoBackground = false
 	opt.FlushInterval = 5e6 // 5 ms
 	opt.RetentionInterval = 1
-	st, err := Open("/data", opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, l := openAt(t, "/data", opt)
 	defer st.Close()
-	st.CreateTopic("t")
-	l, _ := st.Log("t", 0)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	var mu sync.Mutex // one append at a time keeps values = offsets simple

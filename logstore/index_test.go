@@ -203,13 +203,8 @@ func TestRollJitter(t *testing.T) {
 		}
 		return 300
 	}
-	st, err := Open("/data", opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, l := openAt(t, "/data", opt)
 	defer st.Close()
-	st.CreateTopic("t")
-	l, _ := st.Log("t", 0)
 	base := c.Now().UnixMilli()
 	l.Append(recs(1, "a", base))
 	l.Append(recs(1, "b", base+700)) // 700 = 1000-300: no roll

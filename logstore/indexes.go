@@ -202,3 +202,42 @@ func (i memInfo) Mode() os.FileMode  { return 0o444 }
 func (i memInfo) ModTime() time.Time { return time.Time{} }
 func (i memInfo) IsDir() bool        { return false }
 func (i memInfo) Sys() any           { return nil }
+
+// scheduleRebuild asks the next maintenance round to rebuild s's indexes.
+func (l *Log) scheduleRebuild(s *segment) {
+	if l.readOnly {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.rebuild {
+		if r == s {
+			return
+		}
+	}
+	l.rebuild = append(l.rebuild, s)
+}
+
+// runRebuilds rebuilds the indexes of scheduled live segments (never
+// cutting data: a corrupt batch found here is left for reads to report).
+func (l *Log) runRebuilds() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	for _, s := range l.rebuild {
+		if s.dead || s.closed.Load() {
+			continue
+		}
+		active := s == l.active()
+		size := s.size
+		errs = append(errs, l.resetIndexes(s, l.cfg.SegmentIndexBytes))
+		s.bytesSinceIndex, s.maxTs, s.offMaxTs = 0, -1, s.base
+		s.records = 0
+		_, err := l.rebuild1(s, s.size)
+		s.size = size
+		errs = append(errs, err, s.finishIndexes(active))
+		l.logger.WithField("segment", s.path).Info("rebuilt segment indexes")
+	}
+	l.rebuild = nil
+	return errors.Join(errs...)
+}

@@ -3,11 +3,13 @@ package logstore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
@@ -83,10 +85,10 @@ func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]s
 	if brokerErr != nil {
 		cfgErr = brokerErr
 	}
-	for i, n := range ns {
+	for _, n := range ns {
 		dir := st.path(kafkaname.PartitionDir(name, n))
-		if i == 0 {
-			t.id, _ = st.readTopicID(dir)
+		if checkpoint.UUID(t.id).IsZero() {
+			t.id, _ = st.readTopicID(dir) // the first partition that has one
 		}
 		err := cfgErr
 		if err == nil {
@@ -316,3 +318,15 @@ func (l *Log) close() error {
 }
 
 var errEmptyFile = fmt.Errorf("empty in-memory segment: %w", partlog.ErrNotFound)
+
+// emptyFile is the .log of a read-only store's placeholder segment.
+type emptyFile struct{}
+
+func (emptyFile) ReadAt([]byte, int64) (int, error)  { return 0, io.EOF }
+func (emptyFile) WriteAt([]byte, int64) (int, error) { return 0, errEmptyFile }
+func (emptyFile) Write([]byte) (int, error)          { return 0, errEmptyFile }
+func (emptyFile) Close() error                       { return nil }
+func (emptyFile) Sync() error                        { return nil }
+func (emptyFile) Truncate(int64) error               { return errEmptyFile }
+func (emptyFile) Stat() (os.FileInfo, error)         { return memInfo{name: "empty"}, nil }
+func (emptyFile) Name() string                       { return "empty" }

@@ -85,7 +85,7 @@ func (w *fileWindow) header(s *segment, p, size int64) (record.BatchHeader, erro
 		err = fmt.Errorf("batch size %d exceeds the largest allowed %d", h.Size(), record.DefaultMaxBatchSize)
 	}
 	if err != nil {
-		return h, fmt.Errorf("%w: %s: batch header at position %d: %w", partlog.ErrCorrupt, s.path, p, err)
+		return h, &record.CorruptionError{File: s.path, Pos: p, Reason: "batch header", Err: err}
 	}
 	return h, nil
 }
@@ -137,7 +137,7 @@ func (l *Log) locateIn(s *segment, seg partlog.Segment, offset int64) (int64, re
 // file of the batch holding offset, as Kafka's offset lookup does: an index
 // lookup and a scan of batch headers only (no payload is read or
 // CRC-checked, nothing is allocated). Offsets outside [StartOffset,
-// EndOffset) are ErrNotFound; corrupt headers wrap partlog.ErrCorrupt.
+// EndOffset) are ErrNotFound; corrupt headers are located *record.CorruptionError (partlog.ErrCorrupt).
 func (l *Log) Locate(offset int64) (partlog.Segment, int64, error) {
 	l.mu.Lock()
 	if offset < l.startOffset || offset >= l.endLocked() {

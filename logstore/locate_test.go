@@ -175,7 +175,8 @@ func TestReadAndTimeLookupAllocations(t *testing.T) {
 // After a clean open (no recovery scan), a flipped payload byte fails a
 // Read of that batch with ErrCorrupt naming file and position, while
 // Locate, which reads headers only, still answers; a garbage size field
-// fails Locate and Read with ErrCorrupt.
+// fails Locate and Read with ErrCorrupt. Each error is a
+// *record.CorruptionError whose File and Pos errors.As finds.
 func TestLocatedReadsReportCorruption(t *testing.T) {
 	fs, c := vfs.NewCrashFS(), newClock()
 	st, l := openTest(t, fs, c, nil)
@@ -209,16 +210,16 @@ func TestLocatedReadsReportCorruption(t *testing.T) {
 	}
 	segs, release := l.Segments()
 	defer release()
-	err := l.Read(segs[0], 150, func(*record.Record) bool { return true })
-	if !errors.Is(err, partlog.ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("position %d", size)) {
-		t.Fatalf("Read over a flipped byte: %v", err)
+	located := func(what string, err error, pos int64) {
+		t.Helper()
+		var ce *record.CorruptionError
+		if !errors.Is(err, partlog.ErrCorrupt) || !errors.As(err, &ce) || ce.File != path || ce.Pos != pos {
+			t.Fatalf("%s: %v, want a corruption of %s at position %d", what, err, path, pos)
+		}
 	}
-	if _, _, err := l.Locate(250); !errors.Is(err, partlog.ErrCorrupt) {
-		t.Fatalf("Locate past a garbage size: %v", err)
-	}
+	located("Read over a flipped byte", l.Read(segs[0], 150, func(*record.Record) bool { return true }), size)
+	_, _, err := l.Locate(250)
+	located("Locate past a garbage size", err, 2*size)
 	// the checking scan that takes over reports the first bad batch on its way
-	err = l.Read(segs[0], 250, func(*record.Record) bool { return true })
-	if !errors.Is(err, partlog.ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("position %d", size)) {
-		t.Fatalf("Read at a garbage size: %v", err)
-	}
+	located("Read at a garbage size", l.Read(segs[0], 250, func(*record.Record) bool { return true }), size)
 }

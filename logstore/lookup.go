@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
@@ -149,6 +150,7 @@ func (q *timeQuery) check(offset, ts int64) {
 // scan is the checking scan from pos (an index position for target, or 0).
 func (q *timeQuery) scan(pos, size, target int64) (int64, bool, error) {
 	first := true
+	var searchErr error
 	err := scanFrom(q.s, pos, size, func(b *record.Batch) (bool, error) {
 		if first && pos > 0 && b.Header.Magic >= 2 && b.Header.BaseOffset > target {
 			return true, errIndexMismatch
@@ -157,11 +159,11 @@ func (q *timeQuery) scan(pos, size, target int64) (int64, bool, error) {
 		if !q.holds(&b.Header) {
 			return false, nil
 		}
-		err := q.search(b)
-		return q.found || err != nil, err
+		searchErr = q.search(b)
+		return q.found || searchErr != nil, searchErr
 	})
 	switch {
-	case err == nil || errors.Is(err, partlog.ErrCorrupt):
+	case err == nil || err == searchErr: // a search error is located already
 		return q.res, q.found, err
 	case err == errIndexMismatch || first && pos > 0:
 		return q.scan(0, size, target)
@@ -219,4 +221,9 @@ func (l *Log) findMaxInSegment(seg partlog.Segment) (int64, bool, error) {
 		err = corruptErr(s, 0, err)
 	}
 	return res, found, err
+}
+
+// errInvalidf is an error wrapping partlog.ErrInvalid.
+func errInvalidf(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), partlog.ErrInvalid)
 }

@@ -2,7 +2,6 @@ package logstore
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/partfs/partfs/partlog"
@@ -13,8 +12,8 @@ var decoders = sync.Pool{New: func() any { return new(record.Decoder) }}
 
 // Read calls fn for each record of seg with offset >= from, in offset order,
 // up to seg.Next. Control batches and records of aborted transactions are
-// skipped. Corrupt data fails the read with an error wrapping
-// partlog.ErrCorrupt and naming the file and position.
+// skipped. Corrupt data fails the read with a *record.CorruptionError
+// (partlog.ErrCorrupt) naming the file and position.
 //
 // The batch holding from is found by Locate's header-only scan and read
 // with one pread; the batches after it by one pooled scanner. Decoder,
@@ -145,20 +144,22 @@ func (v *recordFilter) batch(b *record.Batch) (bool, error) {
 	return stop, nil
 }
 
-// scanErr makes a scan failure at or after pos match partlog.ErrCorrupt.
+// scanErr locates a scan failure at or after pos (corruptErr).
 func scanErr(s *segment, pos int64, err error) error {
-	if err == nil || errors.Is(err, partlog.ErrCorrupt) {
-		return err
+	if err == nil {
+		return nil
 	}
 	return corruptErr(s, pos, err)
 }
 
-// corruptErr wraps a decode failure so that it matches partlog.ErrCorrupt and
-// names file and position.
+// corruptErr makes a read failure of s at pos a located corruption: a
+// *record.CorruptionError (matching record.ErrCorruption, which is
+// partlog.ErrCorrupt) naming the file and the position. One that is
+// located already is returned as it is.
 func corruptErr(s *segment, pos int64, err error) error {
 	var ce *record.CorruptionError
 	if errors.As(err, &ce) {
-		return fmt.Errorf("%w: %w", partlog.ErrCorrupt, err)
+		return err
 	}
-	return fmt.Errorf("%w: %s: at position %d: %w", partlog.ErrCorrupt, s.path, pos, err)
+	return &record.CorruptionError{File: s.path, Pos: pos, Err: err}
 }

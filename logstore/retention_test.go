@@ -166,13 +166,8 @@ func TestRollFlushesInBackground(t *testing.T) {
 	fs, c := vfs.NewCrashFS(), newClock()
 	opt := testOptions(fs, c, map[string]string{"segment.bytes": "2000"})
 	opt.NoBackground = false
-	st, err := Open("/data", opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, l := openAt(t, "/data", opt)
 	defer st.Close()
-	st.CreateTopic("t")
-	l, _ := st.Log("t", 0)
 	for i := 0; i < 15; i++ {
 		rs := recs(1, "v", 0)
 		rs[0].Value = make([]byte, 100)

@@ -181,6 +181,26 @@ func (st *Store) Partitions(name string) (int, error) {
 	return len(t.logs), nil
 }
 
+// PartitionNumbers returns the partitions of topic found in the data
+// directory, opened or not (partlog.PartitionLister).
+func (st *Store) PartitionNumbers(name string) ([]int, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t, ok := st.topics[name]
+	if !ok {
+		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	var out []int
+	for n, l := range t.logs {
+		if l != nil || t.unopened[n] != nil {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+var _ partlog.PartitionLister = (*Store)(nil)
+
 // Partition returns partition n of topic.
 func (st *Store) Partition(name string, n int) (partlog.Log, error) {
 	l, err := st.Log(name, n)

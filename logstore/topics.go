@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/config"
@@ -80,6 +82,9 @@ func (st *Store) CreateTopic(name string) error {
 	if _, ok := st.topics[name]; ok {
 		return fmt.Errorf("topic %q: %w", name, partlog.ErrExists)
 	}
+	if err := partlog.CheckNewTopic(name, slices.Collect(maps.Keys(st.topics))); err != nil {
+		return err
+	}
 	t := &topic{name: name, overrides: map[string]string{}}
 	if _, err := rand.Read(t.id[:]); err != nil {
 		return err
@@ -119,15 +124,34 @@ func (st *Store) AddPartition(name string, n int) error {
 }
 
 // createPartition makes the directory with partition.metadata and
-// leader-epoch-checkpoint and an empty segment at 0. REQUIRES: st.mu held.
+// leader-epoch-checkpoint and an empty segment at 0; on any failure the
+// directory is removed again, so a retry starts afresh. A topic without an
+// id (its partitions predate Kafka 2.8) is given one. REQUIRES: st.mu held.
 func (st *Store) createPartition(t *topic, n int) (*Log, error) {
 	dir := st.path(kafkaname.PartitionDir(t.name, n))
 	if _, err := st.fs.Stat(dir); err == nil {
 		return nil, fmt.Errorf("partition directory %s: %w", dir, partlog.ErrExists)
 	}
+	if checkpoint.UUID(t.id).IsZero() {
+		if _, err := rand.Read(t.id[:]); err != nil {
+			return nil, err
+		}
+	}
 	if err := st.fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
+	l, err := st.fillPartition(t, n, dir)
+	if err != nil {
+		if rerr := st.fs.RemoveAll(dir); rerr != nil {
+			st.logger.WithError(rerr).WithField("path", dir).Error("cannot remove the partition directory of a failed creation")
+		}
+		return nil, err
+	}
+	return l, nil
+}
+
+// fillPartition writes a new partition directory's files and opens it.
+func (st *Store) fillPartition(t *topic, n int, dir string) (*Log, error) {
 	if err := checkpoint.WritePartitionMetadata(st.fs, filepath.Join(dir, kafkaname.PartitionMetadataFile), t.id); err != nil {
 		return nil, err
 	}
@@ -142,11 +166,13 @@ func (st *Store) createPartition(t *topic, n int) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.fs.SyncDir(dir); err != nil {
-		return nil, fmt.Errorf("fsync %s: %w", dir, err)
+	err = st.fs.SyncDir(dir)
+	if err == nil {
+		err = st.fs.SyncDir(st.dir)
 	}
-	if err := st.fs.SyncDir(st.dir); err != nil {
-		return nil, fmt.Errorf("fsync %s: %w", st.dir, err)
+	if err != nil {
+		l.close()
+		return nil, fmt.Errorf("fsync %s: %w", dir, err)
 	}
 	return l, nil
 }

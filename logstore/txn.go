@@ -3,6 +3,7 @@ package logstore
 import (
 	"encoding/binary"
 	"errors"
+	"os"
 	"sort"
 
 	"github.com/partfs/partfs/index"
@@ -191,6 +192,31 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 			f.Close()
 		}
 		errs = append(errs, vfs.WriteFileDurable(l.fs, path, append(old, entries...)))
+	}
+	return errors.Join(errs...)
+}
+
+// loadTxnIndexes reads every .txnindex of the live segments.
+func (l *Log) loadTxnIndexes() error {
+	var errs []error
+	for _, s := range l.segs {
+		path := segmentPath(l.dir, s.base, kafkaname.TxnIndexSuffix) + s.suffix
+		f, err := l.fs.Open(path)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		data, err := readAll(f)
+		f.Close()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ts, err := parseTxnIndex(data, path)
+		l.addTxns(ts)
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

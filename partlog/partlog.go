@@ -46,8 +46,9 @@
 //     ErrTooLarge (and nothing appended); any change on a read-only store:
 //     ErrReadOnly.
 //
-// Optional capabilities are the interfaces LineAppender and SegmentFiler;
-// fs/ uses them where a Log has them and reaches nothing else of a backend.
+// Optional capabilities are the interfaces LineAppender and SegmentFiler
+// (of a Log) and PartitionLister (of a Store); fs/ uses them where a
+// backend has them and reaches nothing else of it.
 package partlog
 
 import (
@@ -69,7 +70,7 @@ var (
 	ErrReadOnly = errors.New("read-only")         // EROFS
 	ErrExists   = errors.New("already exists")    // EEXIST
 	ErrNoSpace  = errors.New("no space left")     // ENOSPC
-	ErrCorrupt  = errors.New("corrupt log data")  // EIO; record.ErrCorruption also maps to EIO
+	ErrCorrupt  = record.ErrCorruption            // EIO: damaged stored data; located ones are *record.CorruptionError
 	ErrTimeout  = errors.New("backend timed out") // ETIMEDOUT: a remote backend did not answer in time
 	ErrDenied   = errors.New("permission denied") // EACCES: a remote backend refused the principal
 )
@@ -200,6 +201,17 @@ type Stats struct {
 	CompressionType   string
 }
 
+// PartitionLister is a Store whose topics may lack some of the partitions
+// below their count (a data directory holding only some of them, as a
+// broker's JBOD disk does). fs/ lists, and finds, only the partitions it
+// returns; a Store without it has every partition below the count.
+type PartitionLister interface {
+	// PartitionNumbers returns the partitions of topic that exist,
+	// ascending (ErrNotFound for no such topic). A partition that exists
+	// but cannot be opened is listed; opening it gives its error.
+	PartitionNumbers(topic string) ([]int, error)
+}
+
 // SegmentFiler is a Log whose partition is a directory of Kafka's own files
 // on local disk; fs/ shows them, read-only, under segments/. A Log without
 // it has no segments/ directory. Only Kafka's files of that partition are
@@ -236,6 +248,18 @@ type SegmentFile interface {
 func CheckTopic(name string) error {
 	if err := kafkaname.CheckTopic(name); err != nil {
 		return fmt.Errorf("%w: %w", err, ErrInvalid)
+	}
+	return nil
+}
+
+// CheckNewTopic refuses (ErrInvalid) a topic name that collides with an
+// existing one under Kafka's '.'/'_' rule (kafkaname.Collides).
+func CheckNewTopic(name string, existing []string) error {
+	for _, e := range existing {
+		if kafkaname.Collides(name, e) {
+			return fmt.Errorf("topic name %q collides with existing topic %q ('.' and '_' are one character to Kafka): %w",
+				name, e, ErrInvalid)
+		}
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ const (
 // trailers). TestCodecFraming checks the bound against the compressors.
 type codecSpec struct {
 	name                   string
+	minMagic               int8 // the oldest message format that may use it
 	compress               func(c *compressors, dst, src []byte) ([]byte, error)
 	decompress             func(d *decompressors, dst, src []byte, magic int8, limit int) ([]byte, error)
 	block, perBlock, frame int
@@ -43,7 +44,7 @@ var codecs = [...]codecSpec{
 		decompress: func(_ *decompressors, dst, src []byte, magic int8, limit int) ([]byte, error) {
 			return unKafkaLZ4(dst, src, magic, limit)
 		}},
-	Zstd: {name: "zstd", block: 128 << 10, perBlock: 3, frame: 16,
+	Zstd: {name: "zstd", minMagic: 2, block: 128 << 10, perBlock: 3, frame: 16,
 		compress: (*compressors).zstdEncode,
 		decompress: func(d *decompressors, dst, src []byte, _ int8, limit int) ([]byte, error) {
 			return d.unzstd(dst, src, limit)
@@ -95,6 +96,10 @@ func (c Codec) MaxFraming(n int) int {
 	s := codecs[c]
 	return s.frame + s.perBlock*(n/s.block+1)
 }
+
+// validFor reports whether c is a known codec that messages of format
+// magic may use (zstd came with V2 batches).
+func (c Codec) validFor(magic int8) bool { return c.valid() && magic >= codecs[c].minMagic }
 
 // valid reports whether c is one of the known codecs.
 func (c Codec) valid() bool { return c >= 0 && int(c) < len(codecs) }

@@ -54,3 +54,18 @@ func TestCodecNames(t *testing.T) {
 		t.Errorf("codec 5 is valid or named %q", Codec(5).String())
 	}
 }
+
+// TestCodecValidFor: zstd is valid only in V2 batches; the other codecs in
+// every format; ids 5-7 in none.
+func TestCodecValidFor(t *testing.T) {
+	for magic := int8(0); magic <= 2; magic++ {
+		for c := None; c <= Zstd; c++ {
+			if want := c != Zstd || magic == 2; c.validFor(magic) != want {
+				t.Errorf("%v.validFor(%d) = %v", c, magic, !want)
+			}
+		}
+		if Codec(5).validFor(magic) || Codec(7).validFor(magic) {
+			t.Errorf("codec 5 or 7 valid for magic %d", magic)
+		}
+	}
+}

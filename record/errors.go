@@ -5,8 +5,11 @@ import (
 	"fmt"
 )
 
-// ErrCorruption is matched (errors.Is) by every decode failure of this package.
-var ErrCorruption = errors.New("record: corrupt data")
+// ErrCorruption is partfs's one corruption sentinel: every decode failure
+// of this package matches it (errors.Is), and so does every
+// *CorruptionError, which the packages reading stored files (index,
+// checkpoint, logstore) return for what they find damaged.
+var ErrCorruption = errors.New("corrupt data")
 
 // ErrTruncated marks a partial tail: fewer than 17 bytes left, or a batch
 // whose size field runs past the end of the data. Kafka's file iterator stops
@@ -14,13 +17,16 @@ var ErrCorruption = errors.New("record: corrupt data")
 // also matches ErrCorruption.
 var ErrTruncated = errors.New("record: truncated batch at end of data")
 
-// CorruptionError locates a decode failure: the file (or the name the caller
-// gave a byte slice), the byte position of the batch (or message) that failed,
-// and what was wrong. Err, when set, is the underlying cause (ErrTruncated, a
+// CorruptionError locates damaged stored data: the file (or the name the
+// caller gave a byte slice), the byte position of the batch, message or
+// index entry that failed, and what was wrong. In a text file Line, when
+// not 0, is the 1-based line that failed, and Pos the byte where it starts
+// when known. Err, when set, is the underlying cause (ErrTruncated, a
 // decompressor's error, ...).
 type CorruptionError struct {
 	File   string
 	Pos    int64
+	Line   int
 	Reason string
 	Err    error
 }
@@ -31,10 +37,18 @@ func (e *CorruptionError) Error() string {
 	if name == "" {
 		name = "<records>"
 	}
-	if e.Err != nil && e.Err != ErrTruncated {
-		return fmt.Sprintf("%s: at position %d: %s: %v", name, e.Pos, e.Reason, e.Err)
+	at := fmt.Sprintf("%s: at position %d", name, e.Pos)
+	if e.Line > 0 {
+		at = fmt.Sprintf("%s: line %d", name, e.Line)
 	}
-	return fmt.Sprintf("%s: at position %d: %s", name, e.Pos, e.Reason)
+	why := e.Reason
+	if e.Err != nil && e.Err != ErrTruncated {
+		if why != "" {
+			why += ": "
+		}
+		why += e.Err.Error()
+	}
+	return at + ": " + why
 }
 
 // Unwrap returns the underlying cause.

@@ -102,7 +102,7 @@ func (d *Decoder) recordsLegacy(b *Batch, fn func(*Record) bool) error {
 // wrapperData decompresses a wrapper's value.
 func (d *Decoder) wrapperData(b *Batch, m *legacyMsg) ([]byte, error) {
 	switch {
-	case m.codec > LZ4:
+	case !m.codec.validFor(m.magic):
 		return nil, corruptf(b.File, b.Pos, "compression codec id %d is invalid for magic %d", int8(m.codec), m.magic)
 	case m.value == nil:
 		return nil, corruptf(b.File, b.Pos, "compressed message with a null value")

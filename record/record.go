@@ -1,6 +1,18 @@
-// Package record owns Kafka's message formats: V2 record batches (written and
-// read) and the legacy V0/V1 message sets (read only), with their compression
-// codecs, CRCs and validation. It imports nothing else of partfs.
+// Package record owns Kafka's message formats and what partfs makes of
+// them:
+//   - V2 record batches, written (Encoder, AppendBatches, the cleaner's
+//     re-encoding) and read (Scanner, Decoder, the header-only
+//     RecordPrefix), and the legacy V0/V1 message sets (read only);
+//   - the codec table (names, compression framing, its bound), CRCs,
+//     validation and the offset order of a segment's batches;
+//   - the one corruption vocabulary of stored data (CorruptionError,
+//     ErrCorruption, ErrTruncated);
+//   - the lines of a plain `log` write made into records (Lines,
+//     AppendLineRecords) and the SPEC §3 JSON rendering of a record
+//     (AppendJSON and its exact length, JSONLen);
+//   - Record.Clone, a decoded record kept past its decoder.
+//
+// It imports nothing else of partfs.
 package record
 
 import "bytes"

@@ -82,13 +82,13 @@ func TestMountScriptRelativePaths(t *testing.T) {
 			t.Errorf("mount.sh said %q, want %q", out, want)
 		}
 	}
-	if !isFUSEMount(filepath.Join(dir, "m")) {
+	if !testutil.IsFUSEMount(filepath.Join(dir, "m")) {
 		t.Fatalf("%s/m is not mounted", dir)
 	}
 	if got, err := testutil.Sh(dir, "mkdir m/t && echo x >> m/t/0/log && ls d", 30*time.Second); err != nil || !strings.Contains(got, "t-0") {
 		t.Errorf("the data directory is not %s/d: %q %v", dir, got, err)
 	}
-	if out, err := testutil.Sh(dir, script+" -u m", time.Minute); err != nil || isFUSEMount(filepath.Join(dir, "m")) {
+	if out, err := testutil.Sh(dir, script+" -u m", time.Minute); err != nil || testutil.IsFUSEMount(filepath.Join(dir, "m")) {
 		t.Errorf("mount.sh -u m: %v %s", err, out)
 	}
 }

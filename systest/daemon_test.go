@@ -59,38 +59,12 @@ func (d *daemon) start() {
 		d.t.Fatal(err)
 	}
 	go func() { d.exitErr = d.cmd.Wait(); close(d.done) }()
-	deadline := time.Now().Add(30 * time.Second)
-	// the mount point appears at mount(2); the daemon serves once it logs
-	// "mounted"
-	for !isFUSEMount(d.mnt) || !strings.Contains(d.log.String(), "msg=mounted") {
-		select {
-		case <-d.done:
-			d.t.Fatalf("partfs mount exited (%v) before the mount answered:\n%s", d.exitErr, d.log)
-		default:
-		}
-		if time.Now().After(deadline) {
+	if err := testutil.WaitServing(d.mnt, d.log, d.done); err != nil {
+		if d.running() {
 			d.kill9()
-			d.t.Fatalf("mount did not answer in 30 s:\n%s", d.log)
 		}
-		time.Sleep(10 * time.Millisecond)
+		d.t.Fatalf("%v (exit %v):\n%s", err, d.exitErr, d.log)
 	}
-}
-
-// isFUSEMount reports whether dir is a FUSE mount point, from
-// /proc/self/mountinfo: statfs would hang on a mount whose daemon died
-// before answering FUSE INIT.
-func isFUSEMount(dir string) bool {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 && f[4] == dir && strings.Contains(line, " - fuse") {
-			return true
-		}
-	}
-	return false
 }
 
 func (d *daemon) running() bool {
@@ -118,27 +92,20 @@ func (d *daemon) kill9() {
 // abortFUSE aborts the FUSE connection behind mount point dir (fusectl), if
 // it is mounted.
 func abortFUSE(dir string) {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
+	conn, ok := testutil.FUSEConn(dir)
+	if !ok || conn == "" {
 		return
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 && f[4] == dir && strings.Contains(line, " - fuse") {
-			if _, minor, ok := strings.Cut(f[2], ":"); ok {
-				if _, err := os.Stat("/sys/fs/fuse/connections/" + minor); err != nil {
-					_ = syscall.Mount("none", "/sys/fs/fuse/connections", "fusectl", 0, "")
-				}
-				_ = os.WriteFile("/sys/fs/fuse/connections/"+minor+"/abort", []byte("1"), 0)
-			}
-		}
+	if _, err := os.Stat("/sys/fs/fuse/connections/" + conn); err != nil {
+		_ = syscall.Mount("none", "/sys/fs/fuse/connections", "fusectl", 0, "")
 	}
+	_ = os.WriteFile("/sys/fs/fuse/connections/"+conn+"/abort", []byte("1"), 0)
 }
 
 // detach lazily unmounts a (dead) mount point; it never touches the mount
 // itself (an access could hang on a mount that never answered INIT).
 func detach(t testing.TB, mnt string) {
-	for i := 0; isFUSEMount(mnt); i++ {
+	for i := 0; testutil.IsFUSEMount(mnt); i++ {
 		if err := syscall.Unmount(mnt, syscall.MNT_DETACH); err != nil && err != syscall.EINVAL {
 			t.Logf("umount -l %s: %v", mnt, err)
 		}

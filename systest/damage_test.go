@@ -213,7 +213,10 @@ func TestDamageTable(t *testing.T) {
 	}
 }
 
-func runDamage(t *testing.T, dir string, tc damageCase, m model) {
+// applyDamage damages dir as tc says (an unclean stop unless tc.clean),
+// defaulting tc's topic to t.
+func applyDamage(t *testing.T, dir string, tc *damageCase) {
+	t.Helper()
 	if tc.topic == "" {
 		tc.topic = "t"
 	}
@@ -223,6 +226,10 @@ func runDamage(t *testing.T, dir string, tc damageCase, m model) {
 		}
 	}
 	tc.damage(t, dir)
+}
+
+func runDamage(t *testing.T, dir string, tc damageCase, m model) {
+	applyDamage(t, dir, &tc)
 	out, code := runPartfs(t, "check", dir)
 	t.Logf("partfs check:\n%s", out)
 	if tc.checkCode >= 0 && code != tc.checkCode {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // TestDiskFullMount: the data directory on an 8 MiB tmpfs, filled through
@@ -44,7 +46,7 @@ func TestDiskFullMount(t *testing.T) {
 		t.Fatalf("filling the disk through the mount: %v, want ENOSPC", err)
 	}
 	t.Logf("ENOSPC after %d lines", len(acked))
-	if !d.running() || !isFUSEMount(mnt) {
+	if !d.running() || !testutil.IsFUSEMount(mnt) {
 		t.Fatalf("the mount went down at ENOSPC:\n%s", d.log)
 	}
 	checkServedLines(t, logPath, acked)

@@ -16,6 +16,7 @@ import (
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
 )
 
 // faultCase is one hostile or failing condition around a data directory
@@ -33,6 +34,7 @@ func faultCases() []faultCase {
 	cases = append(cases, permissionFaults()...)
 	cases = append(cases, limitFaults()...)
 	cases = append(cases, retentionFaults()...)
+	cases = append(cases, layoutFaults()...)
 	for i, dc := range offsetDamage("") {
 		cases = append(cases, faultCase{name: "offsets: " + dc.name, run: func(t *testing.T, dir string) {
 			m := buildDataDir(t, dir)
@@ -512,6 +514,113 @@ func limitFaults() []faultCase {
 			d.restart()
 			if offs, err := jsonlOffsets(d, "t", "0"); err != nil || len(offs) != 30 {
 				t.Errorf("after a remount: %d records, %v; want 30", len(offs), err)
+			}
+			d.stop()
+		}},
+	}
+}
+
+// partialTopics writes topic gap with partitions 0..3 and topic u with
+// 0..2, one record each, then removes gap-0..gap-2 and u-1: this data
+// directory holds only some partitions of each (the others on other disks).
+func partialTopics(t *testing.T, dir string) {
+	t.Helper()
+	st, err := openStore(t, dir, testutil.NewLogger().Entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for topic, n := range map[string]int{"gap": 4, "u": 3} {
+		if err := st.CreateTopic(topic); err != nil {
+			t.Fatal(err)
+		}
+		for p := 0; p < n; p++ {
+			if p > 0 {
+				if err := st.AddPartition(topic, p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l, err := st.Partition(topic, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Append([]record.Record{{Value: []byte(fmt.Sprint(topic, p))}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"gap-0", "gap-1", "gap-2", "u-1"} {
+		if err := os.RemoveAll(filepath.Join(dir, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func layoutFaults() []faultCase {
+	return []faultCase{
+		{name: "strict input: altered JSON and colliding topic names are EINVAL", run: func(t *testing.T, dir string) {
+			d := startDaemon(t, dir, dir+".mnt")
+			mkTopic(t, d, "a.b", 1)
+			if err := os.Mkdir(d.path("a_b"), 0o755); testutil.Errno(err) != syscall.EINVAL {
+				t.Errorf("mkdir a_b beside a.b: %v, want EINVAL", err)
+			}
+			for _, line := range []string{"{\"value\":\"a\xffb\"}", `{"value":"\ud800"}`, `{"Value":"x"}`, `{"value":"x","value":"y"}`} {
+				if err := appendTo(d.path("a.b", "0", "log.jsonl"), []byte(line+"\n"))(); testutil.Errno(err) != syscall.EINVAL {
+					t.Errorf("append %q: %v, want EINVAL", line, err)
+				}
+			}
+			if offs, err := jsonlOffsets(d, "a.b", "0"); err != nil || len(offs) != 0 {
+				t.Errorf("a.b/0 after refused lines: %v %v", offs, err)
+			}
+			d.stop()
+		}},
+		{name: "a topic with only some of its partitions lists what exists", run: func(t *testing.T, dir string) {
+			partialTopics(t, dir)
+			d := startDaemon(t, dir, dir+".mnt")
+			for topic, want := range map[string]string{"gap": "[3 config]", "u": "[0 2 config]"} {
+				ents, err := os.ReadDir(d.path(topic))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+					if _, err := os.Stat(d.path(topic, e.Name())); err != nil {
+						t.Errorf("ls %s lists %s, which gives %v", topic, e.Name(), err)
+					}
+				}
+				if fmt.Sprint(names) != want {
+					t.Errorf("ls %s: %v, want %s", topic, names, want)
+				}
+			}
+			for _, p := range []string{"gap/0", "gap/2", "u/1"} {
+				if _, err := os.Stat(d.path(p)); testutil.Errno(err) != syscall.ENOENT {
+					t.Errorf("stat %s: %v, want ENOENT", p, err)
+				}
+			}
+			if offs, err := jsonlOffsets(d, "u", "2"); err != nil || fmt.Sprint(offs) != "[0]" {
+				t.Errorf("u/2/log.jsonl: %v %v", offs, err)
+			}
+			d.stop()
+		}},
+		{name: "mkdir of a partition of a topic written before Kafka 2.8 (no partition.metadata)", run: func(t *testing.T, dir string) {
+			buildDataDir(t, dir)
+			if err := os.Remove(filepath.Join(dir, "t-0", "partition.metadata")); err != nil {
+				t.Fatal(err)
+			}
+			d := startDaemon(t, dir, dir+".mnt")
+			if err := os.Mkdir(d.path("t", "1"), 0o755); err != nil {
+				t.Fatalf("mkdir t/1: %v", err)
+			}
+			if err := appendTo(d.path("t", "1", "log"), []byte("a line\n"))(); err != nil {
+				t.Errorf("append to t/1: %v", err)
+			}
+			d.stop()
+			d.restart()
+			if offs, err := jsonlOffsets(d, "t", "1"); err != nil || fmt.Sprint(offs) != "[0]" {
+				t.Errorf("t/1 after a remount: %v %v", offs, err)
 			}
 			d.stop()
 		}},

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // TestHugeLine: a 100 MB line (default max.message.bytes) fails with EFBIG,
@@ -103,7 +105,7 @@ func TestSecondMountRefused(t *testing.T) {
 		detach(t, mnt2)
 		t.Fatalf("second mount of a mounted data directory kept running:\n%s", out.String())
 	}
-	if isFUSEMount(mnt2) {
+	if testutil.IsFUSEMount(mnt2) {
 		detach(t, mnt2)
 		t.Errorf("second mount left a mount behind")
 	}

@@ -32,7 +32,7 @@ func TestMountHelper(t *testing.T) {
 		t.Fatalf("mount helper: %v\n%s", err, out)
 	}
 	defer detach(t, mnt)
-	if !isFUSEMount(mnt) {
+	if !testutil.IsFUSEMount(mnt) {
 		t.Fatal("the helper returned before the mount answered")
 	}
 	out, err := testutil.Sh(mnt, "mkdir t && echo hello >> t/0/log && cat t/0/log && grep '^segment.bytes=' t/config", 30*time.Second)

@@ -2,7 +2,6 @@ package systest
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,15 +36,7 @@ func TestSalvageDamageTable(t *testing.T) {
 			dir := filepath.Join(root, fmt.Sprint(i))
 			m := buildDataDir(t, dir)
 			tc := damageCases(dir)[i]
-			if tc.topic == "" {
-				tc.topic = "t"
-			}
-			if !tc.clean {
-				if err := os.Remove(filepath.Join(dir, ".kafka_cleanshutdown")); err != nil {
-					t.Fatal(err)
-				}
-			}
-			tc.damage(t, dir)
+			applyDamage(t, dir, &tc)
 			rec := dir + ".recovered"
 			if out, err := exec.Command("cp", "-a", dir, rec).CombinedOutput(); err != nil {
 				t.Fatalf("cp: %v %s", err, out)

@@ -66,7 +66,7 @@ func TestSIGTERMRightAfterMount(t *testing.T) {
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(20 * time.Second)
-		for !isFUSEMount(mnt) && time.Now().Before(deadline) {
+		for !testutil.IsFUSEMount(mnt) && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
 		cmd.Process.Signal(syscall.SIGTERM)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -271,19 +270,7 @@ func (b *beneathFS) ReadDir(name string) ([]os.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	infos := make([]os.FileInfo, 0, len(des))
-	for _, de := range des {
-		fi, err := de.Info()
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		infos = append(infos, fi)
-	}
-	sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
-	return infos, nil
+	return dirInfos(des)
 }
 
 // Stat describes name without following a symbolic link.

@@ -3,7 +3,6 @@ package vfs
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math/rand"
 	"os"
 	"strings"
@@ -40,15 +39,7 @@ func contents(t *testing.T, fs FS, name string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, fi.Size())
-	if _, err := f.ReadAt(buf, 0); err != nil && err != io.EOF {
-		t.Fatal(err)
-	}
-	return string(buf)
+	return readAll(t, f)
 }
 
 func newDirFS(t *testing.T) *CrashFS {

@@ -46,6 +46,12 @@ func (osFS) ReadDir(name string) ([]os.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return dirInfos(des)
+}
+
+// dirInfos describes des sorted by name, leaving out entries that vanished
+// since they were listed.
+func dirInfos(des []os.DirEntry) ([]os.FileInfo, error) {
 	infos := make([]os.FileInfo, 0, len(des))
 	for _, de := range des {
 		fi, err := de.Info()

@@ -1,6 +1,6 @@
 // Command fsbench measures partfs's filesystem against a minimal go-fuse
 // baseline (bench/baseline) in the same run, and prints each figure with
-// its ratio to the baseline or to the target. Throughput is
+// its ratio to the baseline or to its target (README's table). Throughput is
 // measured in -rounds rounds, baseline and partfs alternately, and
 // reported as medians (the machine may be shared and noisy). bench/run.sh
 // builds both and runs it.
@@ -26,7 +26,7 @@ var (
 	baselineBin = flag.String("baseline", "bin/fsbench-baseline", "baseline binary")
 	work        = flag.String("work", "", "work directory (default: a new temp dir)")
 	sizeMiB     = flag.Int("size", 1024, "MiB of input lines")
-	lineBytes   = flag.Int("line", 120, "bytes per input line, newline included (the issue's ~120; at least 12)")
+	lineBytes   = flag.Int("line", 120, "bytes per input line, newline included (at least 12)")
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")
 	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
 	rounds      = flag.Int("rounds", 3, "throughput rounds, baseline and partfs alternately (medians reported)")

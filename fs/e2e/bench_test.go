@@ -21,12 +21,12 @@ func BenchmarkCatJSONL(b *testing.B) { benchCat(b, "t/0/log.jsonl") }
 func benchCat(b *testing.B, file string) {
 	e := newEnv(b, mountOpt{})
 	in := writeBenchInput(b)
-	e.sh("mkdir t && cat " + in + " >> t/0/log")
-	b.SetBytes(int64(len(e.sh("cat " + file))))
+	e.Sh("mkdir t && cat " + in + " >> t/0/log")
+	b.SetBytes(int64(len(e.Sh("cat " + file))))
 	defer startProfile(b)()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e.sh("cat " + file + " > /dev/null")
+		e.Sh("cat " + file + " > /dev/null")
 	}
 }
 
@@ -34,12 +34,12 @@ func benchCat(b *testing.B, file string) {
 func BenchmarkAppendCat(b *testing.B) {
 	e := newEnv(b, mountOpt{})
 	in := writeBenchInput(b)
-	e.sh("mkdir t")
+	e.Sh("mkdir t")
 	b.SetBytes(int64(len(benchLine) * benchLines))
 	defer startProfile(b)()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e.sh("cat " + in + " >> t/0/log")
+		e.Sh("cat " + in + " >> t/0/log")
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // are what Kafka's loader accepts.
 func TestCheckLiveMount(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir a b c && echo segment.bytes=20000 >> a/config && mkdir a/1 a/2 && seq 1 20000 >> a/0/log && seq 1 10 >> a/1/log && echo x >> b/0/log")
+	e.Sh("mkdir a b c && echo segment.bytes=20000 >> a/config && mkdir a/1 a/2 && seq 1 20000 >> a/0/log && seq 1 10 >> a/1/log && echo x >> b/0/log")
 	var out strings.Builder
 	damaged, err := inspect.Check(&out, e.data)
 	if err != nil || damaged || strings.Contains(out.String(), "DAMAGE") {

@@ -21,8 +21,8 @@ func openErr(path string, flag int) error {
 // tests) and malformed paths; each failure also leaves one log line.
 func TestErrnoTable(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir t && seq 1 10 >> t/0/log")
-	p := e.path
+	e.Sh("mkdir t && seq 1 10 >> t/0/log")
+	p := e.Path
 	long := strings.Repeat("x", 250)
 	cases := []struct {
 		name string
@@ -42,10 +42,10 @@ func TestErrnoTable(t *testing.T) {
 		{"topic a b lookup", func() error { _, err := os.Stat(p("a b")); return err }, syscall.EINVAL, `topic name \"a b\"`},
 		{"topic 250 chars", func() error { return os.Mkdir(p(long), 0o755) }, syscall.EINVAL, "topic name"},
 		{"partition gap", func() error { return os.Mkdir(p("t/5"), 0o755) }, syscall.EINVAL, "partition"},
-		{"config bad key", func() error { return writeFile(p("t/config"), "no.such=1\n") }, syscall.EINVAL, "no.such"},
-		{"config bad value", func() error { return writeFile(p("t/config"), "retention.ms=abc\n") }, syscall.EINVAL, "retention.ms"},
-		{"config bad line", func() error { return writeFile(p("t/config"), "just words\n") }, syscall.EINVAL, "key=value"},
-		{"bad json line", func() error { return e.appendOnce("t/0/log.jsonl", "{nope}\n") }, syscall.EINVAL, "line 1"},
+		{"config bad key", func() error { return testutil.AppendOnce(p("t/config"), "no.such=1\n") }, syscall.EINVAL, "no.such"},
+		{"config bad value", func() error { return testutil.AppendOnce(p("t/config"), "retention.ms=abc\n") }, syscall.EINVAL, "retention.ms"},
+		{"config bad line", func() error { return testutil.AppendOnce(p("t/config"), "just words\n") }, syscall.EINVAL, "key=value"},
+		{"bad json line", func() error { return e.AppendOnce("t/0/log.jsonl", "{nope}\n") }, syscall.EINVAL, "line 1"},
 		{"write read-only view", func() error { return openErr(p("t/0/@offset/0"), os.O_WRONLY|os.O_APPEND) }, syscall.EPERM, "open"},
 		{"write stat", func() error { return openErr(p("t/0/stat"), os.O_WRONLY) }, syscall.EPERM, "open"},
 		{"write segments file", func() error {
@@ -55,7 +55,7 @@ func TestErrnoTable(t *testing.T) {
 		{"truncate log", func() error { return os.Truncate(p("t/0/log"), 0) }, syscall.EPERM, "truncate"},
 		{"unlink log", func() error { return os.Remove(p("t/0/log")) }, syscall.EPERM, "unlink"},
 		{"rmdir topic", func() error { return os.Remove(p("t")) }, syscall.EPERM, "rmdir"},
-		{"record too large", func() error { return e.appendOnce("t/0/log", strings.Repeat("y", 1100000)+"\n") }, syscall.EFBIG, "too large"},
+		{"record too large", func() error { return e.AppendOnce("t/0/log", strings.Repeat("y", 1100000)+"\n") }, syscall.EFBIG, "too large"},
 	}
 	for _, c := range cases {
 		before := len(e.logs.String())
@@ -70,7 +70,7 @@ func TestErrnoTable(t *testing.T) {
 			}
 		}
 	}
-	if got := e.sh("cat t/0/log | wc -l"); got != "10\n" {
+	if got := e.Sh("cat t/0/log | wc -l"); got != "10\n" {
 		t.Errorf("failed operations changed the log: %s lines", got)
 	}
 	if e.st.Topics()[0] != "t" || len(e.st.Topics()) != 1 {
@@ -78,35 +78,23 @@ func TestErrnoTable(t *testing.T) {
 	}
 }
 
-func writeFile(path, data string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write([]byte(data))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // TestReadOnlyMountRefusesWrites: every write on a --read-only mount is EROFS.
 func TestReadOnlyMountRefusesWrites(t *testing.T) {
 	data := t.TempDir()
 	e := mountAt(t, data, mountOpt{})
-	e.sh("mkdir t && seq 1 3 >> t/0/log")
-	e.unmount()
+	e.Sh("mkdir t && seq 1 3 >> t/0/log")
+	e.Unmount()
 	r := mountAt(t, data, mountOpt{readOnly: true})
-	if got := r.sh("cat t/0/log"); got != "1\n2\n3\n" {
+	if got := r.Sh("cat t/0/log"); got != "1\n2\n3\n" {
 		t.Fatalf("read-only log = %q", got)
 	}
-	p := r.path
+	p := r.Path
 	ops := map[string]func() error{
-		"append log":   func() error { return r.appendOnce("t/0/log", "x\n") },
-		"append jsonl": func() error { return r.appendOnce("t/0/log.jsonl", `{"value":"x"}`+"\n") },
+		"append log":   func() error { return r.AppendOnce("t/0/log", "x\n") },
+		"append jsonl": func() error { return r.AppendOnce("t/0/log.jsonl", `{"value":"x"}`+"\n") },
 		"mkdir topic":  func() error { return os.Mkdir(p("u"), 0o755) },
 		"mkdir part":   func() error { return os.Mkdir(p("t/1"), 0o755) },
-		"config":       func() error { return writeFile(p("t/config"), "retention.ms=1\n") },
+		"config":       func() error { return testutil.AppendOnce(p("t/config"), "retention.ms=1\n") },
 		"truncate":     func() error { return os.Truncate(p("t/0/log"), 0) },
 		"key write":    func() error { return os.WriteFile(p("t/0/@key/k"), []byte("v"), 0o644) },
 		"key rm":       func() error { return os.Remove(p("t/0/@key/k")) },

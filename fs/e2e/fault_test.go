@@ -18,13 +18,13 @@ import (
 func TestCorruptBatchReadsEIO(t *testing.T) {
 	data := t.TempDir()
 	e := mountAt(t, data, mountOpt{})
-	e.sh("mkdir t")
+	e.Sh("mkdir t")
 	for i := 0; i < 10; i++ {
-		if err := e.appendOnce("t/0/log", fmt.Sprintf("batch%d-a\nbatch%d-b\n", i, i)); err != nil {
+		if err := e.AppendOnce("t/0/log", fmt.Sprintf("batch%d-a\nbatch%d-b\n", i, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.unmount()
+	e.Unmount()
 	seg := filepath.Join(data, "t-0", "00000000000000000000.log")
 	b, err := os.ReadFile(seg)
 	if err != nil {
@@ -36,7 +36,7 @@ func TestCorruptBatchReadsEIO(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := mountAt(t, data, mountOpt{})
-	out, err := r.try("cat t/0/log")
+	out, err := r.Try("cat t/0/log")
 	if err == nil || !strings.Contains(err.Error(), "Input/output error") {
 		t.Fatalf("cat of a corrupt log: %v", err)
 	}
@@ -47,7 +47,7 @@ func TestCorruptBatchReadsEIO(t *testing.T) {
 	if !strings.Contains(logs, "00000000000000000000.log") || !strings.Contains(logs, "errno=\"input/output error\"") {
 		t.Fatalf("no log line naming the segment:\n%s", logs)
 	}
-	if _, err := r.try("tail -1 t/0/log"); err == nil {
+	if _, err := r.Try("tail -1 t/0/log"); err == nil {
 		t.Fatalf("tail of the corrupt batch succeeded")
 	}
 }
@@ -63,13 +63,13 @@ func TestDiskFullENOSPC(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Unmount(data, syscall.MNT_DETACH) })
 	e := mountAt(t, data, mountOpt{defaults: map[string]string{"segment.index.bytes": "4096"}})
 	e.closeErrOK = true
-	e.sh("mkdir t")
+	e.Sh("mkdir t")
 	line := strings.Repeat("z", 1000) + "\n"
 	chunk := strings.Repeat(line, 64)
 	var n int
 	var werr error
 	for n = 0; n < 1000; n++ {
-		if werr = e.appendOnce("t/0/log", chunk); werr != nil {
+		if werr = e.AppendOnce("t/0/log", chunk); werr != nil {
 			break
 		}
 	}
@@ -77,10 +77,10 @@ func TestDiskFullENOSPC(t *testing.T) {
 		t.Fatalf("after %d chunks: %v, want ENOSPC", n, werr)
 	}
 	want := n * 64
-	if got := e.sh("wc -l < t/0/log"); got != fmt.Sprintf("%d\n", want) {
+	if got := e.Sh("wc -l < t/0/log"); got != fmt.Sprintf("%d\n", want) {
 		t.Fatalf("log has %s lines, want %d (the failed write left records behind?)", got, want)
 	}
-	if got := e.sh("stat -c %s t/0/log"); got != fmt.Sprintf("%d\n", want*len(line)) {
+	if got := e.Sh("stat -c %s t/0/log"); got != fmt.Sprintf("%d\n", want*len(line)) {
 		t.Fatalf("size %s, want %d", got, want*len(line))
 	}
 }

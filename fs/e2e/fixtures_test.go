@@ -52,7 +52,7 @@ func TestKafkaFixturesReadOnly(t *testing.T) {
 	}
 	e := mountAt(t, data, mountOpt{readOnly: true})
 	for topic, want := range topics {
-		got := parseJSONL(t, e.sh("cat "+topic+"/0/log.jsonl"))
+		got := parseJSONL(t, e.Sh("cat "+topic+"/0/log.jsonl"))
 		if len(got) > len(want) && strings.HasSuffix(topic, "_all.bin") {
 			// A concatenation whose offsets restart: franz-go skips the
 			// batches that go backwards; a log reader returns them.
@@ -69,7 +69,7 @@ func TestKafkaFixturesReadOnly(t *testing.T) {
 				plain.WriteString(v + "\n")
 			}
 		}
-		if got := e.sh("cat " + topic + "/0/log"); !strings.HasPrefix(got, plain.String()) && !hasB64Value(want) {
+		if got := e.Sh("cat " + topic + "/0/log"); !strings.HasPrefix(got, plain.String()) && !hasB64Value(want) {
 			t.Errorf("%s: log = %q, want %q", topic, got, plain.String())
 		}
 	}

@@ -1,14 +1,15 @@
 // Package e2e holds the end-to-end tests of the filesystem over the on-disk
-// backend (logstore): real mounts driven by real shell tools.
+// backend (logstore): real mounts driven by real shell tools. It also holds
+// the tests that join packages no lower package may import together:
+// logstore on vfs.CachedFS's descriptor budget with the cleaner, keyindex
+// over a logstore log across compaction, and readers of a mount while
+// compact cleans its log.
 package e2e
 
 import (
-	"os"
+	"fmt"
 	"os/exec"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
@@ -26,14 +27,12 @@ func TestMain(m *testing.M) {
 
 // env is a logstore data directory mounted on a temporary directory.
 type env struct {
-	t        testing.TB
-	data     string
-	dir      string
-	st       *logstore.Store
-	fsys     *pfs.FS
-	srv      *fuse.Server
-	logs     *testutil.SyncBuffer
-	unmounts sync.Once
+	*testutil.Mount
+	t    testing.TB
+	data string
+	st   *logstore.Store
+	fsys *pfs.FS
+	logs *testutil.SyncBuffer
 	// closeErrOK: the store may fail to close (a full disk)
 	closeErrOK bool
 }
@@ -50,7 +49,7 @@ func newEnv(t testing.TB, o mountOpt) *env {
 func mountAt(t testing.TB, data string, o mountOpt) *env {
 	t.Helper()
 	testutil.NeedFUSE(t)
-	e := &env{t: t, data: data, dir: t.TempDir(), logs: &testutil.SyncBuffer{}}
+	e := &env{t: t, data: data, logs: &testutil.SyncBuffer{}}
 	l := logrus.New()
 	l.SetOutput(e.logs)
 	l.SetLevel(logrus.DebugLevel)
@@ -61,59 +60,21 @@ func mountAt(t testing.TB, data string, o mountOpt) *env {
 	}
 	e.st = st
 	e.fsys = pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: metrics.New(st)})
-	if e.srv, err = e.fsys.Mount(e.dir, pfs.MountOptions{FsName: "partfs-e2e"}); err != nil {
-		_ = st.Close()
-		t.Fatalf("mount: %v", err)
-	}
-	t.Cleanup(e.unmount)
-	return e
-}
-
-// unmount unmounts and closes the store (once).
-func (e *env) unmount() {
-	e.unmounts.Do(func() {
-		if err := e.srv.Unmount(); err != nil {
-			e.t.Errorf("unmount: %v", err)
-			_ = syscall.Unmount(e.dir, syscall.MNT_DETACH)
-		}
-		e.srv.Wait()
-		if err := e.fsys.Close(); err != nil {
-			e.t.Errorf("close fs: %v", err)
-		}
-		if err := e.st.Close(); err != nil && !e.closeErrOK {
-			e.t.Errorf("close store: %v", err)
+	t.Cleanup(func() { // runs after the unmount when the mount fails
+		if e.Mount == nil {
+			_ = st.Close()
 		}
 	})
-}
-
-func (e *env) sh(script string) string {
-	e.t.Helper()
-	out, err := e.try(script)
-	if err != nil {
-		e.t.Fatalf("%s: %v", script, err)
-	}
-	return out
-}
-
-// try runs bash in the mount. (No cmd.Dir: a chdir into our own mount
-// between fork and exec would wait on this suspended process.)
-func (e *env) try(script string) (string, error) {
-	return testutil.Sh(e.dir, script, 90*time.Second)
-}
-
-func (e *env) path(rel string) string { return e.dir + "/" + rel }
-
-// appendOnce writes data with one write(2) on a fresh O_APPEND open.
-func (e *env) appendOnce(rel, data string) error {
-	f, err := os.OpenFile(e.path(rel), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write([]byte(data))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	e.Mount = testutil.NewMount(t, func(dir string) (*fuse.Server, error) {
+		return e.fsys.Mount(dir, pfs.MountOptions{FsName: "partfs-e2e"})
+	})
+	e.AfterUnmount = append(e.AfterUnmount, e.fsys.Close, func() error {
+		if err := e.st.Close(); err != nil && !e.closeErrOK {
+			return fmt.Errorf("close store: %w", err)
+		}
+		return nil
+	})
+	return e
 }
 
 func haveTool(name string) bool {

@@ -9,7 +9,7 @@ import (
 // with the everyday tools.
 func TestMillionLines(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir t && seq 1 1000000 >> t/0/log")
+	e.Sh("mkdir t && seq 1 1000000 >> t/0/log")
 	checks := []struct{ cmd, want string }{
 		{"wc -l < t/0/log", "1000000\n"},
 		{"sed -n 500000p t/0/log", "500000\n"},
@@ -26,11 +26,11 @@ func TestMillionLines(t *testing.T) {
 			t.Log("jq not installed; skipping", c.cmd)
 			continue
 		}
-		if got := e.sh(c.cmd); got != c.want {
+		if got := e.Sh(c.cmd); got != c.want {
 			t.Errorf("%s = %q, want %q", c.cmd, got, c.want)
 		}
 	}
-	if got, want := e.sh("md5sum < t/0/log"), e.sh("seq 1 1000000 | md5sum"); got != want {
+	if got, want := e.Sh("md5sum < t/0/log"), e.Sh("seq 1 1000000 | md5sum"); got != want {
 		t.Errorf("log differs from seq output")
 	}
 }

@@ -18,13 +18,13 @@ import (
 func TestTailAcrossRetention(t *testing.T) {
 	data := t.TempDir()
 	e := mountAt(t, data, mountOpt{})
-	e.sh("mkdir t && printf 'segment.bytes=4096\\nretention.bytes=16384\\n' >> t/config")
+	e.Sh("mkdir t && printf 'segment.bytes=4096\\nretention.bytes=16384\\n' >> t/config")
 	for i := 0; i < 100; i++ {
-		if err := e.appendOnce("t/0/log", seqLines(i*20+1, i*20+20)); err != nil {
+		if err := e.AppendOnce("t/0/log", seqLines(i*20+1, i*20+20)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("bash", "-c", "cd '"+e.dir+"' && exec tail -n +1 -s 0.1 -f t/0/log")
+	cmd := exec.Command("bash", "-c", "cd '"+e.Dir+"' && exec tail -n +1 -s 0.1 -f t/0/log")
 	out, _ := cmd.StdoutPipe()
 	var stderr testutil.SyncBuffer
 	cmd.Stderr = &stderr
@@ -43,23 +43,23 @@ func TestTailAcrossRetention(t *testing.T) {
 		}
 	}
 	expect(1, 2000)
-	size := e.sh("stat -c %s t/0/log")
-	last := e.sh("tail -c 100 t/0/log")
-	mid := e.sh("dd if=t/0/log bs=1 skip=8000 count=30 status=none")
+	size := e.Sh("stat -c %s t/0/log")
+	last := e.Sh("tail -c 100 t/0/log")
+	mid := e.Sh("dd if=t/0/log bs=1 skip=8000 count=30 status=none")
 	if err := e.st.RunMaintenance(true, false); err != nil {
 		t.Fatal(err)
 	}
-	start := e.sh("grep log_start_offset t/0/stat")
+	start := e.Sh("grep log_start_offset t/0/stat")
 	if start == "log_start_offset: 0\n" {
 		t.Fatalf("retention removed nothing")
 	}
-	if got := e.sh("stat -c %s t/0/log"); got != size {
+	if got := e.Sh("stat -c %s t/0/log"); got != size {
 		t.Fatalf("size %s after retention, was %s", got, size)
 	}
-	if got := e.sh("tail -c 100 t/0/log"); got != last {
+	if got := e.Sh("tail -c 100 t/0/log"); got != last {
 		t.Fatalf("tail -c after retention %q, was %q", got, last)
 	}
-	if err := e.appendOnce("t/0/log", seqLines(2001, 2050)); err != nil {
+	if err := e.AppendOnce("t/0/log", seqLines(2001, 2050)); err != nil {
 		t.Fatal(err)
 	}
 	expect(2001, 2050)
@@ -67,17 +67,17 @@ func TestTailAcrossRetention(t *testing.T) {
 		t.Fatalf("tail complained: %s", s)
 	}
 	_ = cmd.Process.Kill()
-	size = e.sh("stat -c %s t/0/log")
-	e.unmount()
+	size = e.Sh("stat -c %s t/0/log")
+	e.Unmount()
 
 	r2 := mountAt(t, data, mountOpt{})
-	if got := r2.sh("stat -c %s t/0/log"); got != size {
+	if got := r2.Sh("stat -c %s t/0/log"); got != size {
 		t.Fatalf("size after remount %s, was %s", got, size)
 	}
-	if got := r2.sh("dd if=t/0/log bs=1 skip=8000 count=30 status=none"); got != mid && !strings.HasPrefix(start, "log_start_offset: 1") {
+	if got := r2.Sh("dd if=t/0/log bs=1 skip=8000 count=30 status=none"); got != mid && !strings.HasPrefix(start, "log_start_offset: 1") {
 		t.Logf("position 8000 was removed by retention (start %s)", start)
 	}
-	if got := r2.sh("tail -c 100 t/0/log | tail -1"); got != "2050\n" {
+	if got := r2.Sh("tail -c 100 t/0/log | tail -1"); got != "2050\n" {
 		t.Fatalf("tail after remount %q", got)
 	}
 	if strings.Contains(r2.logs.String(), "recomputing positions") {

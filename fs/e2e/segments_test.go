@@ -15,7 +15,7 @@ import (
 // their real blocks.
 func TestSegmentsServesOnlyKafkaFiles(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir t && printf 'one\\ntwo\\nthree\\n' >> t/0/log")
+	e.Sh("mkdir t && printf 'one\\ntwo\\nthree\\n' >> t/0/log")
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte("root-only secret\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func TestSegmentsServesOnlyKafkaFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(part, "fs-positions.partfs"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ls := e.sh("ls t/0/segments")
+	ls := e.Sh("ls t/0/segments")
 	for _, name := range strings.Fields(ls) {
 		if !strings.HasPrefix(name, "00000000000000000000.") && name != "leader-epoch-checkpoint" && name != "partition.metadata" {
 			t.Errorf("segments/ lists %q:\n%s", name, ls)
@@ -42,14 +42,14 @@ func TestSegmentsServesOnlyKafkaFiles(t *testing.T) {
 		t.Fatalf("segments/ lacks the .log:\n%s", ls)
 	}
 	for _, name := range []string{"notes.txt", "00000000000000000042.log", "00000000000000000042.index", "notes-regular.txt", "fs-positions.partfs"} {
-		out, err := e.try("cat t/0/segments/" + name)
+		out, err := e.Try("cat t/0/segments/" + name)
 		if err == nil || !strings.Contains(err.Error(), "No such file") || strings.Contains(out, "secret") {
 			t.Errorf("cat segments/%s: %q, %v; want ENOENT", name, out, err)
 		}
 	}
-	e.sh("cmp t/0/segments/00000000000000000000.log " + filepath.Join(part, "00000000000000000000.log"))
-	want := e.sh("stat -c '%s %b' " + filepath.Join(part, "00000000000000000000.log") + " " + filepath.Join(part, "00000000000000000000.index"))
-	got := e.sh("stat -c '%s %b' t/0/segments/00000000000000000000.log t/0/segments/00000000000000000000.index")
+	e.Sh("cmp t/0/segments/00000000000000000000.log " + filepath.Join(part, "00000000000000000000.log"))
+	want := e.Sh("stat -c '%s %b' " + filepath.Join(part, "00000000000000000000.log") + " " + filepath.Join(part, "00000000000000000000.index"))
+	got := e.Sh("stat -c '%s %b' t/0/segments/00000000000000000000.log t/0/segments/00000000000000000000.index")
 	if got != want {
 		t.Errorf("segments/ size and blocks %q, on disk %q", got, want)
 	}

@@ -12,7 +12,7 @@ import (
 // (out of order, over several segments) and checks every form of @time/T.
 func TestTimeWindowsAgreeWithLinearScan(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir t && echo segment.bytes=2048 >> t/config")
+	e.Sh("mkdir t && echo segment.bytes=2048 >> t/config")
 	now := time.Now()
 	base := now.Add(-2 * time.Hour).UnixMilli()
 	rng := rand.New(rand.NewSource(7))
@@ -26,11 +26,11 @@ func TestTimeWindowsAgreeWithLinearScan(t *testing.T) {
 		for j := i; j < i+20; j++ {
 			fmt.Fprintf(&b, `{"value":"r%d","timestamp":%d}`+"\n", j, ts[j])
 		}
-		if err := e.appendOnce("t/0/log.jsonl", b.String()); err != nil {
+		if err := e.AppendOnce("t/0/log.jsonl", b.String()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if segs := e.sh("grep '^segments:' t/0/stat"); segs == "segments: 1\n" {
+	if segs := e.Sh("grep '^segments:' t/0/stat"); segs == "segments: 1\n" {
 		t.Fatalf("want several segments, have %s", segs)
 	}
 	firstAtOrAfter := func(T int64) int {
@@ -84,10 +84,10 @@ func TestTimeWindowsAgreeWithLinearScan(t *testing.T) {
 		fmt.Fprintf(&want, "r%d\n", i)
 	}
 	rng2 := fmt.Sprintf("t/0/@time/%d..%d", t1, t2)
-	if got := e.sh("cat " + rng2); got != want.String() {
+	if got := e.Sh("cat " + rng2); got != want.String() {
 		t.Errorf("%s = %q, want %q", rng2, got, want.String())
 	}
-	if got := e.sh("stat -c %s " + rng2); got != fmt.Sprintf("%d\n", want.Len()) {
+	if got := e.Sh("stat -c %s " + rng2); got != fmt.Sprintf("%d\n", want.Len()) {
 		t.Errorf("size of %s = %s, want %d", rng2, got, want.Len())
 	}
 }
@@ -95,7 +95,7 @@ func TestTimeWindowsAgreeWithLinearScan(t *testing.T) {
 // firstOffset returns the offset of the first record of a view, or n if empty.
 func firstOffset(t *testing.T, e *env, path string, n int) int {
 	t.Helper()
-	out := e.sh("head -1 '" + path + ".jsonl' | jq .offset")
+	out := e.Sh("head -1 '" + path + ".jsonl' | jq .offset")
 	if out == "" {
 		return n
 	}

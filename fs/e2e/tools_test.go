@@ -16,18 +16,18 @@ import (
 // no retention or compaction.
 func quietTopic(t *testing.T, e *env) {
 	t.Helper()
-	e.sh("mkdir t && echo segment.bytes=262144 >> t/config")
+	e.Sh("mkdir t && echo segment.bytes=262144 >> t/config")
 	var b strings.Builder
 	for i := 1; i <= 40000; i++ {
 		fmt.Fprintf(&b, "line %d of a quiet topic, with some text to make it longer\n", i)
 		if i%5000 == 0 {
-			if err := e.appendOnce("t/0/log", b.String()); err != nil {
+			if err := e.AppendOnce("t/0/log", b.String()); err != nil {
 				t.Fatal(err)
 			}
 			b.Reset()
 		}
 	}
-	if got := e.sh("grep '^segments:' t/0/stat"); got == "segments: 1\n" {
+	if got := e.Sh("grep '^segments:' t/0/stat"); got == "segments: 1\n" {
 		t.Fatalf("one segment only")
 	}
 }
@@ -38,7 +38,7 @@ func TestFullReads(t *testing.T) {
 	e := newEnv(t, mountOpt{})
 	quietTopic(t, e)
 	for _, f := range []string{"t/0/log", "t/0/log.jsonl", "t/0/@offset/12345"} {
-		want := e.sh("cat " + f)
+		want := e.Sh("cat " + f)
 		for _, size := range []int{10240, 4096, 100001, 3 << 20} {
 			script := fmt.Sprintf(`
 import os, sys
@@ -54,12 +54,12 @@ while True:
     data += b
 sys.stdout.buffer.write(b"%%d %%d\n" %% (short, len(data)))
 `, f, size, size)
-			out := e.sh("python3 -c '" + script + "'")
+			out := e.Sh("python3 -c '" + script + "'")
 			if out != fmt.Sprintf("0 %d\n", len(want)) {
 				t.Errorf("%s read(%d): short reads and bytes %q, want 0 %d", f, size, out, len(want))
 			}
 		}
-		if got := e.sh("dd status=none bs=10240 if=" + f); got != want {
+		if got := e.Sh("dd status=none bs=10240 if=" + f); got != want {
 			t.Errorf("dd bs=10240 %s: %d bytes differ from cat's %d", f, len(got), len(want))
 		}
 	}
@@ -78,12 +78,12 @@ func TestArchiveToolsCopyExactly(t *testing.T) {
 		"cp":    fmt.Sprintf("mkdir %[1]s/cp && cp -r t %[1]s/cp/", out),
 		"rsync": fmt.Sprintf("mkdir %[1]s/rsync && rsync -a t %[1]s/rsync/", out),
 	}
-	files := strings.Fields(e.sh("find t -type f | sort"))
+	files := strings.Fields(e.Sh("find t -type f | sort"))
 	if all := strings.Join(files, " "); !strings.Contains(all, "t/0/log t/0/log.jsonl") || strings.Contains(all, "@") {
 		t.Fatalf("find lists %v", files)
 	}
 	for tool, script := range copies {
-		if o, err := e.try(script + " 2>&1"); err != nil || o != "" {
+		if o, err := e.Try(script + " 2>&1"); err != nil || o != "" {
 			t.Errorf("%s: %v: %s", tool, err, o)
 			continue
 		}
@@ -92,7 +92,7 @@ func TestArchiveToolsCopyExactly(t *testing.T) {
 			t.Errorf("%s copied %v, want %v", tool, got, files)
 		}
 		for _, f := range files {
-			want := e.sh("cat " + f)
+			want := e.Sh("cat " + f)
 			got, err := os.ReadFile(filepath.Join(out, tool, f))
 			if err != nil || string(got) != want {
 				t.Errorf("%s of %s: %d bytes (%v), cat gives %d", tool, f, len(got), err, len(want))
@@ -107,19 +107,19 @@ func TestDuCountsDisk(t *testing.T) {
 	e := newEnv(t, mountOpt{})
 	quietTopic(t, e)
 	var disk int64
-	for _, name := range strings.Fields(e.sh("ls t/0/segments")) {
+	for _, name := range strings.Fields(e.Sh("ls t/0/segments")) {
 		disk += testutil.AllocatedBytes(t, filepath.Join(e.data, "t-0", name))
 	}
-	du := e.sh("du -s --block-size=1 t | cut -f1")
+	du := e.Sh("du -s --block-size=1 t | cut -f1")
 	if du != fmt.Sprintf("%d\n", disk) {
 		t.Errorf("du says %s bytes, the segment files take %d", strings.TrimSpace(du), disk)
 	}
-	size := e.sh("du -s --block-size=1 --apparent-size t/0/segments/*.index | sort -n | tail -1 | cut -f1")
+	size := e.Sh("du -s --block-size=1 --apparent-size t/0/segments/*.index | sort -n | tail -1 | cut -f1")
 	if size != "10485760\n" || disk > 8<<20 {
 		t.Errorf("active index of %s bytes (want it preallocated), segment files take %d", strings.TrimSpace(size), disk)
 	}
 	for _, f := range []string{"t/0/log", "t/0/log.jsonl", "t/0/stat", "t/config", ".metrics"} {
-		if got := e.sh("stat -c %b " + f); got != "0\n" {
+		if got := e.Sh("stat -c %b " + f); got != "0\n" {
 			t.Errorf("%s takes %s blocks", f, strings.TrimSpace(got))
 		}
 	}
@@ -131,7 +131,7 @@ func TestDuCountsDisk(t *testing.T) {
 func TestGeneratedSizesMatch(t *testing.T) {
 	e := newEnv(t, mountOpt{})
 	quietTopic(t, e)
-	out := e.sh("for i in $(seq 100); do grep -c . .metrics >/dev/null 2>&1 || echo fail; grep -l . .metrics t/config t/0/stat 2>&1; done | sort | uniq -c")
+	out := e.Sh("for i in $(seq 100); do grep -c . .metrics >/dev/null 2>&1 || echo fail; grep -l . .metrics t/config t/0/stat 2>&1; done | sort | uniq -c")
 	if want := "    100 .metrics\n    100 t/0/stat\n    100 t/config\n"; out != want {
 		t.Errorf("grep 100 times: %q, want %q", out, want)
 	}
@@ -147,7 +147,7 @@ for i in range(100):
                 bad += 1
 print(bad)
 `
-	if got := e.sh("python3 -c '" + script + "'"); got != "0\n" {
+	if got := e.Sh("python3 -c '" + script + "'"); got != "0\n" {
 		t.Errorf("%s opens out of 300 had st_size other than the bytes read", strings.TrimSpace(got))
 	}
 }
@@ -178,10 +178,10 @@ func testSh(t *testing.T, dir, script string) string {
 // directory as they were.
 func TestAppendOnlyLikeChattr(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir t && seq 1 1000 >> t/0/log")
-	seg := strings.Fields(e.sh("ls t/0/segments"))[0]
+	e.Sh("mkdir t && seq 1 1000 >> t/0/log")
+	seg := strings.Fields(e.Sh("ls t/0/segments"))[0]
 	state := func() string {
-		return e.sh("md5sum t/0/log t/0/log.jsonl && ls -l --time-style=+%s t/0/segments && cd " + e.data + " && find . -type f | sort")
+		return e.Sh("md5sum t/0/log t/0/log.jsonl && ls -l --time-style=+%s t/0/segments && cd " + e.data + " && find . -type f | sort")
 	}
 	before := state()
 	refused := []string{
@@ -214,7 +214,7 @@ func TestAppendOnlyLikeChattr(t *testing.T) {
 		"rm -f t/0/@time/earliest",
 	}
 	for _, cmd := range refused {
-		out, err := e.try(cmd + " 2>&1")
+		out, err := e.Try(cmd + " 2>&1")
 		if err == nil || !strings.Contains(out, "not permitted") {
 			t.Errorf("%s: %v %q, want EPERM", cmd, err, out)
 		}
@@ -222,17 +222,17 @@ func TestAppendOnlyLikeChattr(t *testing.T) {
 	if !haveTool("vim") && os.Getenv("CI") != "" {
 		t.Error("vim is not installed (test.sh installs it)")
 	}
-	if _, err := e.try("vim -Es -u NONE -c 'normal Goedited' -c wq t/0/log"); err == nil && haveTool("vim") {
+	if _, err := e.Try("vim -Es -u NONE -c 'normal Goedited' -c wq t/0/log"); err == nil && haveTool("vim") {
 		t.Errorf("vim rewrote log without an error")
 	}
 	if got := state(); got != before {
 		t.Errorf("refused changes changed something:\n%s\nwas\n%s", got, before)
 	}
-	e.sh("touch t/0/log && echo 1001 >> t/0/log && printf '1002\\n' | tee -a t/0/log >/dev/null")
-	e.sh("printf '1003\\n' | dd of=t/0/log oflag=append conv=notrunc status=none")
-	e.sh("python3 -c 'open(\"t/0/log\", \"a\").write(\"1004\\n\")'")
-	if got, want := e.sh("md5sum < t/0/log"), e.sh("seq 1 1004 | md5sum"); got != want {
-		t.Errorf("appends: log is not seq 1 1004: %s", e.sh("tail -5 t/0/log"))
+	e.Sh("touch t/0/log && echo 1001 >> t/0/log && printf '1002\\n' | tee -a t/0/log >/dev/null")
+	e.Sh("printf '1003\\n' | dd of=t/0/log oflag=append conv=notrunc status=none")
+	e.Sh("python3 -c 'open(\"t/0/log\", \"a\").write(\"1004\\n\")'")
+	if got, want := e.Sh("md5sum < t/0/log"), e.Sh("seq 1 1004 | md5sum"); got != want {
+		t.Errorf("appends: log is not seq 1 1004: %s", e.Sh("tail -5 t/0/log"))
 	}
 }
 
@@ -247,17 +247,17 @@ func TestArchiveToolsAfterRetention(t *testing.T) {
 	needTool(t, "rsync")
 	e := newEnv(t, mountOpt{})
 	quietTopic(t, e)
-	e.sh("stat t/0/log t/0/log.jsonl >/dev/null") // a reader saw the positions
-	e.sh("echo retention.bytes=1000000 >> t/config")
+	e.Sh("stat t/0/log t/0/log.jsonl >/dev/null") // a reader saw the positions
+	e.Sh("echo retention.bytes=1000000 >> t/config")
 	if err := e.st.RunMaintenance(true, false); err != nil {
 		t.Fatal(err)
 	}
-	if e.sh("grep log_start_offset t/0/stat") == "log_start_offset: 0\n" {
+	if e.Sh("grep log_start_offset t/0/stat") == "log_start_offset: 0\n" {
 		t.Fatal("retention removed nothing")
 	}
 	out := checkGappedCopies(t, e, "t/0/log")
-	e.sh("rsync t/0/@offset/earliest " + out + "/earliest")
-	if got, err := os.ReadFile(out + "/earliest"); err != nil || string(got) != e.sh("cat t/0/log") {
+	e.Sh("rsync t/0/@offset/earliest " + out + "/earliest")
+	if got, err := os.ReadFile(out + "/earliest"); err != nil || string(got) != e.Sh("cat t/0/log") {
 		t.Errorf("rsync of @offset/earliest: %d bytes (%v), not what cat of log gives", len(got), err)
 	}
 }
@@ -268,21 +268,21 @@ func TestArchiveToolsAfterRetention(t *testing.T) {
 func TestArchiveToolsAfterCompaction(t *testing.T) {
 	needTool(t, "rsync")
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir kv && printf 'cleanup.policy=compact\\nsegment.bytes=20000\\n' >> kv/config")
+	e.Sh("mkdir kv && printf 'cleanup.policy=compact\\nsegment.bytes=20000\\n' >> kv/config")
 	var b strings.Builder
 	for i := 0; i < 3000; i++ {
 		fmt.Fprintf(&b, "{\"key\":\"k%d\",\"value\":\"value %d of key k%d\"}\n", i%20, i, i%20)
 	}
-	if err := e.appendOnce("kv/0/log.jsonl", b.String()); err != nil {
+	if err := e.AppendOnce("kv/0/log.jsonl", b.String()); err != nil {
 		t.Fatal(err)
 	}
-	e.sh("stat kv/0/log kv/0/log.jsonl >/dev/null") // a reader saw the positions
+	e.Sh("stat kv/0/log kv/0/log.jsonl >/dev/null") // a reader saw the positions
 	c := compact.NewCleaner(compact.Options{})
 	if sum, err := c.CleanAll(compact.Targets(e.st), true); err != nil || sum.RecordsRemoved == 0 {
 		t.Fatalf("compaction removed %d records: %v", sum.RecordsRemoved, err)
 	}
 	checkGappedCopies(t, e, "kv/0/log")
-	if got := e.sh("sort kv/0/log | uniq -d | wc -l"); got != "0\n" {
+	if got := e.Sh("sort kv/0/log | uniq -d | wc -l"); got != "0\n" {
 		t.Errorf("%s records read twice", strings.TrimSpace(got))
 	}
 }
@@ -293,19 +293,19 @@ func TestArchiveToolsAfterCompaction(t *testing.T) {
 func checkGappedCopies(t *testing.T, e *env, file string) string {
 	t.Helper()
 	out := t.TempDir()
-	want := e.sh("cat " + file)
-	size := e.sh("stat -c %s " + file)
+	want := e.Sh("cat " + file)
+	size := e.Sh("stat -c %s " + file)
 	if fmt.Sprintf("%d\n", len(want)) == size {
 		t.Fatalf("%s gives all of its st_size %s: no gap", file, strings.TrimSpace(size))
 	}
-	e.sh("cp " + file + " " + out + "/cp")
+	e.Sh("cp " + file + " " + out + "/cp")
 	if got, err := os.ReadFile(out + "/cp"); err != nil || string(got) != want {
 		t.Errorf("cp of %s: %d bytes (%v), cat gives %d", file, len(got), err, len(want))
 	}
-	if o, err := e.try("rsync -a " + file + " " + out + "/rsync 2>&1"); err == nil || !strings.Contains(o, "read errors mapping") {
+	if o, err := e.Try("rsync -a " + file + " " + out + "/rsync 2>&1"); err == nil || !strings.Contains(o, "read errors mapping") {
 		t.Errorf("rsync of %s: %v: %s", file, err, o)
 	}
-	o, err := e.try(fmt.Sprintf("tar cf %[1]s/x.tar %[2]s 2>&1; mkdir %[1]s/tar && tar xf %[1]s/x.tar -C %[1]s/tar", out, file))
+	o, err := e.Try(fmt.Sprintf("tar cf %[1]s/x.tar %[2]s 2>&1; mkdir %[1]s/tar && tar xf %[1]s/x.tar -C %[1]s/tar", out, file))
 	if err != nil || !strings.Contains(o, file+": File shrank by") {
 		t.Errorf("tar of %s: %v: %s", file, err, o)
 	}
@@ -322,23 +322,23 @@ func checkGappedCopies(t *testing.T, e *env, file string) string {
 // stored whole where max.message.bytes allows it.
 func TestLongLineWholeOrEFBIG(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir t u && echo max.message.bytes=2000000 >> u/config && echo first >> t/0/log && echo first >> u/0/log")
+	e.Sh("mkdir t u && echo max.message.bytes=2000000 >> u/config && echo first >> t/0/log && echo first >> u/0/log")
 	line := t.TempDir() + "/line"
-	e.sh("head -c 825000 /dev/urandom | base64 -w0 > " + line + " && echo >> " + line)
+	e.Sh("head -c 825000 /dev/urandom | base64 -w0 > " + line + " && echo >> " + line)
 	dd := "dd if=" + line + " bs=4M oflag=append conv=notrunc"
-	if o, err := e.try(dd + " of=t/0/log 2>&1"); err == nil || !strings.Contains(o, "File too large") || !strings.Contains(o, "\n0 bytes copied") {
+	if o, err := e.Try(dd + " of=t/0/log 2>&1"); err == nil || !strings.Contains(o, "File too large") || !strings.Contains(o, "\n0 bytes copied") {
 		t.Errorf("dd of the long line to t: %v: %s", err, o)
 	}
-	if got := e.sh("cat t/0/log"); got != "first\n" {
+	if got := e.Sh("cat t/0/log"); got != "first\n" {
 		t.Errorf("t/0/log holds %d bytes after the refused line", len(got))
 	}
-	if o, err := e.try(dd + " of=u/0/log 2>&1"); err != nil || !strings.Contains(o, "\n1100001 bytes") {
+	if o, err := e.Try(dd + " of=u/0/log 2>&1"); err != nil || !strings.Contains(o, "\n1100001 bytes") {
 		t.Errorf("dd of the long line to u: %v: %s", err, o)
 	}
-	if got, want := e.sh("tail -n +2 u/0/log | md5sum"), e.sh("md5sum < "+line); got != want || e.sh("grep -c . u/0/log") != "2\n" {
+	if got, want := e.Sh("tail -n +2 u/0/log | md5sum"), e.Sh("md5sum < "+line); got != want || e.Sh("grep -c . u/0/log") != "2\n" {
 		t.Errorf("u/0/log does not hold the line whole as one record")
 	}
-	if got := e.sh("echo second >> t/0/log && cat t/0/log"); got != "first\nsecond\n" {
+	if got := e.Sh("echo second >> t/0/log && cat t/0/log"); got != "first\nsecond\n" {
 		t.Errorf("t/0/log after a refused line and an append: %q", got)
 	}
 }

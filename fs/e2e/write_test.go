@@ -14,9 +14,9 @@ import (
 // none torn, each writer's lines in its order.
 func TestConcurrentAppenders(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir t")
-	e.sh(`for p in $(seq 1 8); do seq -f "writer$p-line%g-padding-padding-padding" 1 10000 >> t/0/log & done; wait`)
-	out := e.sh("cat t/0/log")
+	e.Sh("mkdir t")
+	e.Sh(`for p in $(seq 1 8); do seq -f "writer$p-line%g-padding-padding-padding" 1 10000 >> t/0/log & done; wait`)
+	out := e.Sh("cat t/0/log")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != 80000 {
 		t.Fatalf("%d lines, want 80000", len(lines))
@@ -43,18 +43,18 @@ func TestConcurrentAppenders(t *testing.T) {
 // carry codec X on disk and read back the same.
 func TestCompressionTypeApplies(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.sh("mkdir t")
+	e.Sh("mkdir t")
 	var want strings.Builder
 	for _, codec := range []string{"gzip", "snappy", "lz4", "zstd", "none"} {
-		e.sh("echo compression.type=" + codec + " >> t/config")
+		e.Sh("echo compression.type=" + codec + " >> t/config")
 		line := strings.Repeat(codec, 50)
-		e.sh("for i in 1 2 3; do echo " + line + "; done >> t/0/log")
+		e.Sh("for i in 1 2 3; do echo " + line + "; done >> t/0/log")
 		want.WriteString(strings.Repeat(line+"\n", 3))
 	}
-	if got := e.sh("cat t/0/log"); got != want.String() {
+	if got := e.Sh("cat t/0/log"); got != want.String() {
 		t.Fatalf("read back differs")
 	}
-	e.unmount()
+	e.Unmount()
 	seg := filepath.Join(e.data, "t-0", "00000000000000000000.log")
 	f, err := os.Open(seg)
 	if err != nil {

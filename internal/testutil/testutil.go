@@ -1,7 +1,9 @@
 // Package testutil holds the helpers the end-to-end tests share: a
 // goroutine-safe buffer, a logger whose lines can be asserted on, the FUSE
-// skip rule, running shell pipelines against a mount, and an in-process
-// Kafka cluster with the kcat client to drive it.
+// skip rule, the one in-process mount harness (Mount) and the shell
+// pipelines run against it, the one readiness rule for a `partfs mount`
+// daemon (WaitServing), errno extraction (Errno), and an in-process Kafka
+// cluster with the kcat client to drive it.
 package testutil
 
 import (

@@ -8,6 +8,8 @@ package memlog
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -73,6 +75,15 @@ func (s *Store) topic(name string) (*topic, error) {
 	return t, nil
 }
 
+// topicToChange is topic, on a store that may change (else ErrReadOnly).
+// REQUIRES: mu held.
+func (s *Store) topicToChange(name string) (*topic, error) {
+	if s.opt.ReadOnly {
+		return nil, partlog.ErrReadOnly
+	}
+	return s.topic(name)
+}
+
 // Partitions returns the partition count of topic.
 func (s *Store) Partitions(name string) (int, error) {
 	s.mu.Lock()
@@ -97,6 +108,9 @@ func (s *Store) CreateTopic(name string) error {
 	if _, ok := s.topics[name]; ok {
 		return fmt.Errorf("topic %q: %w", name, partlog.ErrExists)
 	}
+	if err := partlog.CheckNewTopic(name, slices.Collect(maps.Keys(s.topics))); err != nil {
+		return err
+	}
 	if s.baseErr != nil {
 		return s.baseErr
 	}
@@ -110,10 +124,7 @@ func (s *Store) CreateTopic(name string) error {
 func (s *Store) AddPartition(name string, n int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.opt.ReadOnly {
-		return partlog.ErrReadOnly
-	}
-	t, err := s.topic(name)
+	t, err := s.topicToChange(name)
 	if err != nil {
 		return err
 	}
@@ -169,10 +180,7 @@ func (s *Store) TopicConfig(name string) ([]partlog.KV, error) {
 func (s *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.opt.ReadOnly {
-		return partlog.ErrReadOnly
-	}
-	t, err := s.topic(name)
+	t, err := s.topicToChange(name)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package keyindex_test
+package e2e
 
 import (
 	"fmt"

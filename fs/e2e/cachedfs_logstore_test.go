@@ -1,4 +1,4 @@
-package vfs_test
+package e2e
 
 import (
 	"fmt"
