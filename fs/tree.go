@@ -67,7 +67,11 @@ func (n *rootNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) 
 	if _, err := n.fsys.opt.Store.Partitions(internaltopic.ConsumerOffsetsName); err == nil {
 		ents = append(ents, fuse.DirEntry{Name: groupsName, Mode: syscall.S_IFDIR})
 	}
-	for _, t := range n.fsys.opt.Store.Topics() {
+	topics, err := n.fsys.opt.Store.Topics()
+	if err != nil {
+		return nil, fail(n.fsys.lg, "readdir", err)
+	}
+	for _, t := range topics {
 		ents = append(ents, fuse.DirEntry{Name: t, Mode: syscall.S_IFDIR})
 	}
 	return gofs.NewListDirStream(ents), 0

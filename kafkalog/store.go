@@ -112,13 +112,12 @@ func (s *Store) hidden(name string, tm *topicMeta) bool {
 }
 
 // Topics returns the cluster's topic names, sorted; internal topics only
-// with Options.ShowInternal. A cluster that does not answer gives none
-// (the failure is logged).
-func (s *Store) Topics() []string {
+// with Options.ShowInternal. A cluster that does not answer gives its
+// error.
+func (s *Store) Topics() ([]string, error) {
 	ts, err := s.listed()
 	if err != nil {
-		s.opt.Logger.WithError(err).Warn("listing topics")
-		return nil
+		return nil, err
 	}
 	out := make([]string, 0, len(ts))
 	for n, tm := range ts {
@@ -127,7 +126,7 @@ func (s *Store) Topics() []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return out, nil
 }
 
 // Partitions returns the partition count of topic.

@@ -159,7 +159,7 @@ func (st *Store) ReadOnly() bool { return st.opt.ReadOnly }
 func (st *Store) Dir() string { return st.dir }
 
 // Topics returns the topic names, sorted.
-func (st *Store) Topics() []string {
+func (st *Store) Topics() ([]string, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	out := make([]string, 0, len(st.topics))
@@ -167,7 +167,7 @@ func (st *Store) Topics() []string {
 		out = append(out, name)
 	}
 	sort.Strings(out)
-	return out
+	return out, nil
 }
 
 // Partitions returns the partition count of topic.

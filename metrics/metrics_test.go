@@ -22,7 +22,7 @@ type oneLog struct {
 	stats partlog.Stats
 }
 
-func (s *oneStore) Topics() []string                           { return []string{"orders"} }
+func (s *oneStore) Topics() ([]string, error)                  { return []string{"orders"}, nil }
 func (s *oneStore) Partitions(string) (int, error)             { return 1, nil }
 func (s *oneStore) Partition(string, int) (partlog.Log, error) { return &s.log, nil }
 func (l *oneLog) Stats() partlog.Stats                         { return l.stats }

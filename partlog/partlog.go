@@ -84,7 +84,9 @@ const (
 
 // Store is a set of topics, each with partitions numbered from 0.
 type Store interface {
-	Topics() []string
+	// Topics returns the topic names, sorted; an error when they cannot
+	// be listed (a cluster that does not answer: ErrTimeout).
+	Topics() ([]string, error)
 	// Partitions returns the partition count of topic (ErrNotFound if none).
 	Partitions(topic string) (int, error)
 	// CreateTopic creates topic with one partition (ErrInvalid for a bad

@@ -301,9 +301,9 @@ func TestKafkaLeaderMovesAndFaults(t *testing.T) {
 }
 
 // TestKafkaClusterStopsAnswering: a cluster that stops answering fails
-// reads, stats and writes within --kafka-timeout with ETIMEDOUT and a log
-// line naming broker, topic and partition; once it answers again the same
-// mount works; unmount exits 0.
+// reads, stats, writes and the listing of the root within --kafka-timeout
+// with ETIMEDOUT and a log line naming broker, topic and partition; once
+// it answers again the same mount works; unmount exits 0.
 func TestKafkaClusterStopsAnswering(t *testing.T) {
 	c, addr := kafkaCluster(t)
 	d := kafkaMount(t, addr, "", "--kafka-timeout", "2s")
@@ -314,7 +314,7 @@ func TestKafkaClusterStopsAnswering(t *testing.T) {
 		return nil, nil, down.Load() // handled without an answer while down
 	})
 	down.Store(true)
-	for _, script := range []string{"cat t/0/log", "echo during >> t/0/log", "cat t/0/@offset/0"} {
+	for _, script := range []string{"cat t/0/log", "echo during >> t/0/log", "cat t/0/@offset/0", "ls"} {
 		start := time.Now()
 		out, err := testutil.Sh(d.mnt, "("+script+") 2>&1", 30*time.Second)
 		took := time.Since(start)

@@ -73,8 +73,8 @@ func TestErrnoTable(t *testing.T) {
 	if got := e.Sh("cat t/0/log | wc -l"); got != "10\n" {
 		t.Errorf("failed operations changed the log: %s lines", got)
 	}
-	if e.st.Topics()[0] != "t" || len(e.st.Topics()) != 1 {
-		t.Errorf("topics %v", e.st.Topics())
+	if ts, err := e.st.Topics(); err != nil || len(ts) != 1 || ts[0] != "t" {
+		t.Errorf("topics %v %v", ts, err)
 	}
 }
 

@@ -56,7 +56,7 @@ func New(opt Options) *Store {
 }
 
 // Topics returns the topic names, sorted.
-func (s *Store) Topics() []string {
+func (s *Store) Topics() ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.topics))
@@ -64,7 +64,7 @@ func (s *Store) Topics() []string {
 		out = append(out, n)
 	}
 	sort.Strings(out)
-	return out
+	return out, nil
 }
 
 func (s *Store) topic(name string) (*topic, error) {

@@ -2,6 +2,7 @@ package partlogtest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,18 +25,18 @@ func CheckTopics(t *testing.T, b Backend) {
 	if n, err := st.Partitions("t"); n != 1 || err != nil {
 		t.Fatalf("Partitions(t) = %d, %v; want 1", n, err)
 	}
-	found := false
-	for _, name := range st.Topics() {
-		found = found || name == "t"
+	names, err := st.Topics()
+	if err != nil {
+		t.Fatalf("Topics(): %v", err)
 	}
-	if !found {
-		t.Fatalf("Topics() = %v lacks t", st.Topics())
+	if !slices.Contains(names, "t") || !slices.IsSorted(names) {
+		t.Fatalf("Topics() = %v: lacks t or is not sorted", names)
 	}
 	wantErr(t, "CreateTopic of an existing topic", st.CreateTopic("t"), partlog.ErrExists)
 	for _, bad := range []string{"", ".", "..", "a/b", "a b", strings.Repeat("x", 250)} {
 		wantErr(t, fmt.Sprintf("CreateTopic(%q)", bad), st.CreateTopic(bad), partlog.ErrInvalid)
 	}
-	_, err := st.Partitions("nope")
+	_, err = st.Partitions("nope")
 	wantErr(t, "Partitions of an unknown topic", err, partlog.ErrNotFound)
 	_, err = st.Partition("nope", 0)
 	wantErr(t, "Partition of an unknown topic", err, partlog.ErrNotFound)
