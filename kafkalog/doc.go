@@ -33,7 +33,11 @@
 // in a local log. fs keeps what it placed and rendered in sidecars, which
 // this package stores in the cache directory (one file per partition and
 // name), so positions hold across remounts. A window's ID changes when
-// the log start offset moves into it (retention) or when an append to it
-// did not land as one run; a window's Size is the number of its offsets
-// below the log end.
+// the log start offset moves into it (retention), when an append to it
+// did not land as one run, and when a read from the window's first offset
+// finds its batches changed (compaction inside it): each such read hashes
+// the headers (base offset, last offset, CRC) of the batches it fetches
+// and compares the prefixes with the marks earlier reads left, at no
+// extra fetch. A window's Size is the number of its offsets below the log
+// end.
 package kafkalog

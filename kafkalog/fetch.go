@@ -37,6 +37,11 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	size := l.fetchSize(from)
 	lo, hi := from, from // the offsets the last fetch covered
 	defer func() { l.readEnded(lo, hi, size) }()
+	var pr *printer // prints the window when the Read starts at its first offset
+	if first := seg.Next - seg.Size; from <= first {
+		pr = l.newPrinter(seg.Base, first, seg.Next)
+		defer func() { l.printed(seg.Base, pr) }()
+	}
 	for ; from < seg.Next; size = min(2*size, fetchMaxBytes) {
 		var p *kmsg.FetchResponseTopicPartition
 		var broker string
@@ -58,6 +63,9 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 		}
 		if err != nil {
 			return err
+		}
+		if pr != nil && pr.at == from {
+			pr.add(p)
 		}
 		rd.file = fmt.Sprintf("%s: fetch at offset %d", l.where(broker), from)
 		at, done, err := rd.batches(p, from)

@@ -108,10 +108,10 @@ func TestAppendRead(t *testing.T) {
 }
 
 // TestConformance runs partlogtest on the backend over kfake. Not run:
-// LineAppender and SegmentFiler (the backend has neither), Retention (the
-// suite's partitions fit one window of offsets) and Rewrite: a window
-// keeps its ID when the cluster compacts inside it, which the backend does
-// not see without reading the window again.
+// LineAppender and SegmentFiler (the backend has neither) and Retention
+// (the suite's partitions fit one window of offsets). Rewrite compacts
+// the cluster and then reads each window from its start, as fs does when
+// it renders one: that fetch is where the backend sees the window changed.
 func TestConformance(t *testing.T) {
 	clusters := map[partlog.Store]*kfake.Cluster{}
 	caches := map[partlog.Store]string{}
@@ -142,6 +142,10 @@ func TestConformance(t *testing.T) {
 			c := cluster(t)
 			writeTxnLayout(t, c)
 			return openOn(t, c, t.TempDir(), false)
+		},
+		Rewrite: func(t *testing.T, st partlog.Store, l partlog.Log) {
+			clusters[st].Compact()
+			readAll(t, l)
 		},
 	})
 }
@@ -332,4 +336,66 @@ func TestLogAppendTime(t *testing.T) {
 	if got := readAll(t, l); len(got) != 1 || got[0].Timestamp != 1000 {
 		t.Fatalf("read back %+v", got)
 	}
+}
+
+// TestCompactionInsideWindow: compaction that keeps a window's first
+// record and log start offset but removes records after it gives the
+// window a new ID and closes Changed once a read from the window's start
+// fetches it again; a window nobody changed keeps its ID across reads.
+func TestCompactionInsideWindow(t *testing.T) {
+	c := cluster(t)
+	s := open(t, c)
+	if err := s.CreateTopic("c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetTopicConfig("c", []partlog.KV{{Key: "cleanup.policy", Value: "compact"}}); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := s.Partition("c", 0)
+	for i := 0; i < 21; i++ {
+		key := fmt.Sprint("k", i%2)
+		if i == 0 {
+			key = "first"
+		}
+		if _, err := l.Append([]record.Record{{Key: []byte(key), Value: []byte(fmt.Sprint("v", i))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.(*Log).stale()
+	segs := segmentsOf(l)
+	if n := len(readAll(t, l)); n != 21 {
+		t.Fatalf("%d records before compaction", n)
+	}
+	readAll(t, l)
+	if again := segmentsOf(l); again[0].ID != segs[0].ID {
+		t.Fatalf("window ID changed with nothing changed: %d -> %d", segs[0].ID, again[0].ID)
+	}
+	ch := l.Changed()
+	c.Compact()
+	l.(*Log).stale()
+	if start := l.StartOffset(); start != 0 {
+		t.Fatalf("log start offset %d after compaction: the test needs the first record kept", start)
+	}
+	if now := segmentsOf(l); now[0].ID != segs[0].ID {
+		t.Fatalf("window ID changed before any fetch: the test does not reach the check")
+	}
+	got := readAll(t, l)
+	if len(got) >= 21 || got[0].Offset != 0 {
+		t.Fatalf("compaction left %d records from offset %d", len(got), got[0].Offset)
+	}
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Changed not closed after the window was seen compacted")
+	}
+	if now := segmentsOf(l); now[0].ID == segs[0].ID {
+		t.Fatalf("window kept ID %d after compaction inside it", segs[0].ID)
+	}
+}
+
+// segmentsOf returns a snapshot of l's windows.
+func segmentsOf(l partlog.Log) []partlog.Segment {
+	segs, release := l.Segments()
+	defer release()
+	return segs
 }

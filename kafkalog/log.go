@@ -46,6 +46,7 @@ type Log struct {
 	changed chan struct{}      // REQUIRES: mu held
 	gens    map[int64]int64    // REQUIRES: mu held; window base -> times an append to it did not land as one run
 	counts  map[int64]winCount // REQUIRES: mu held; window base -> records counted (count.go)
+	marks   map[int64][]mark   // REQUIRES: mu held; window base -> prints of its prefixes (prints.go)
 	seqLo   int64              // REQUIRES: mu held; the offsets the last Read's last fetch covered
 	seqHi   int64              // REQUIRES: mu held
 	seqSize int32              // REQUIRES: mu held; the fetch size it had reached
@@ -59,7 +60,7 @@ type Log struct {
 var _ partlog.Log = (*Log)(nil)
 
 func newLog(s *Store, topic string, n int32) *Log {
-	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]winCount{}}
+	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]winCount{}, marks: map[int64][]mark{}}
 }
 
 // Topic returns the topic name.

@@ -1,0 +1,104 @@
+package kafkalog
+
+import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/partfs/partfs/record"
+)
+
+// maxMarks is how many prefix marks a window keeps.
+const maxMarks = 8
+
+// mark is a print of a window's prefix: a hash of the headers (base
+// offset, last offset, CRC) of its batches below offset upto, as fetched
+// from the window's first offset.
+type mark struct {
+	upto int64
+	sum  uint64
+}
+
+// printer prints the batches a Read fetches from a window's first offset
+// and compares the prefixes with the window's marks: compaction or a
+// rewrite inside the window changes a batch's CRC or drops or reshapes
+// batches, so a prefix reaching a mark's offset either ends elsewhere or
+// hashes differently.
+type printer struct {
+	next    int64  // the window's end: batches at or past it are not printed
+	at      int64  // the offset after the last batch printed
+	sum     uint64 // FNV-1a over the batch headers printed
+	old     []mark // the window's marks when the Read began
+	marks   []mark // the marks of this Read, one per fetch answer
+	changed bool   // a prefix disagreed with a mark
+}
+
+// add prints the batches of one fetch answer at or after p.at and marks
+// where the answer ends.
+func (p *printer) add(resp *kmsg.FetchResponseTopicPartition) {
+	sc := record.NewBytesScanner(resp.RecordBatches, "")
+	for sc.Next() {
+		h := &sc.Batch().Header
+		if h.BaseOffset >= p.next {
+			break
+		}
+		if h.LastOffset() < p.at {
+			continue
+		}
+		prev := p.at
+		for _, v := range []uint64{uint64(h.BaseOffset), uint64(h.LastOffset()), uint64(h.CRC)} {
+			for i := 0; i < 64; i += 8 {
+				p.sum = (p.sum ^ (v >> i & 0xff)) * 1099511628211
+			}
+		}
+		p.at = h.LastOffset() + 1
+		for _, m := range p.old {
+			if prev < m.upto && m.upto <= p.at && (m.upto != p.at || m.sum != p.sum) {
+				p.changed = true
+			}
+		}
+	}
+	if len(p.marks) < maxMarks && (len(p.marks) == 0 || p.marks[len(p.marks)-1].upto < p.at) {
+		p.marks = append(p.marks, mark{p.at, p.sum})
+	}
+}
+
+// newPrinter starts printing window base (ending at next) from its first
+// offset at.
+func (l *Log) newPrinter(base, at, next int64) *printer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return &printer{next: next, at: at, sum: 14695981039346656037, old: l.marks[base]}
+}
+
+// printed keeps what a printer saw of window base: when a prefix
+// disagreed with the window's marks, the window gets a new ID and the
+// change is announced; the marks are then the ones this Read made, or the
+// union of both when the window agreed.
+func (l *Log) printed(base int64, p *printer) {
+	if p.changed {
+		l.bump(base, base+1)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p.changed {
+		l.marks[base] = p.marks
+		close(l.changed)
+		l.changed = make(chan struct{})
+		return
+	}
+	ms := append([]mark(nil), l.marks[base]...)
+	for _, m := range p.marks {
+		if len(ms) < maxMarks && !hasMark(ms, m.upto) {
+			ms = append(ms, m)
+		}
+	}
+	l.marks[base] = ms
+}
+
+func hasMark(ms []mark, upto int64) bool {
+	for _, m := range ms {
+		if m.upto == upto {
+			return true
+		}
+	}
+	return false
+}
