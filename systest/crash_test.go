@@ -59,7 +59,7 @@ func removalOf(part string) removal {
 
 type crashStats struct {
 	iters, generations, acked, dropped, compactedAway, retainedAway, doubleKills, rolledGens int
-	writeErrs                                                                  map[string]int
+	writeErrs                                                                                map[string]int
 }
 
 func TestCrashLoop(t *testing.T) {
