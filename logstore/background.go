@@ -15,7 +15,7 @@ func (st *Store) startBackground() {
 	st.wg.Add(1)
 	go func() {
 		defer st.wg.Done()
-		tick := time.NewTicker(st.opt.FlushInterval)
+		tick := time.NewTicker(st.opt.tickInterval())
 		defer tick.Stop()
 		lastRetention, lastCheckpoint := st.opt.Now(), st.opt.Now()
 		for {

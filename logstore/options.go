@@ -65,3 +65,12 @@ func (o *Options) setDefaults(dir string) {
 		o.FlushInterval = time.Second
 	}
 }
+
+// tickInterval is how often the background loop wakes: flush.ms checks,
+// and retention when it is asked to run more often than that.
+func (o *Options) tickInterval() time.Duration {
+	if o.RetentionInterval > 0 && o.RetentionInterval < o.FlushInterval {
+		return o.RetentionInterval
+	}
+	return o.FlushInterval
+}

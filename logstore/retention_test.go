@@ -181,3 +181,16 @@ func TestRollFlushesInBackground(t *testing.T) {
 		t.Fatalf("recovery point %d after a roll at 11", rp)
 	}
 }
+
+func TestBackgroundWakesForRetention(t *testing.T) {
+	for _, c := range []struct{ flush, retention, want time.Duration }{
+		{time.Second, 100 * time.Millisecond, 100 * time.Millisecond},
+		{time.Second, 30 * time.Second, time.Second},
+		{time.Second, -1, time.Second},
+	} {
+		o := Options{FlushInterval: c.flush, RetentionInterval: c.retention}
+		if got := o.tickInterval(); got != c.want {
+			t.Errorf("flush %v, retention %v: wakes every %v, want %v", c.flush, c.retention, got, c.want)
+		}
+	}
+}

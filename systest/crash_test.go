@@ -12,7 +12,8 @@ import (
 )
 
 // crashTopics: several partitions and codecs, small segments, one compacted
-// topic fed with keys through log.jsonl.
+// topic fed with keys through log.jsonl, one whose retention deletes its
+// oldest segments as it grows.
 var crashTopics = []struct {
 	name       string
 	partitions int
@@ -25,13 +26,14 @@ var crashTopics = []struct {
 	{"sn", 1, []string{"compression.type=snappy", "segment.bytes=8192"}},
 	{"kv", 1, []string{"cleanup.policy=compact", "compression.type=lz4", "segment.bytes=4096",
 		"min.cleanable.dirty.ratio=0.01", "min.compaction.lag.ms=0", "delete.retention.ms=0", "file.delete.delay.ms=0"}},
+	{"rt", 1, []string{"compression.type=none", "segment.bytes=4096", "retention.bytes=8192", "file.delete.delay.ms=0"}},
 }
 
 // crashAppenders: plain and jsonl writers on the partitions above.
 func crashAppenders(seed int64) []*appender {
 	specs := []struct{ part, file string }{
 		{"plain/0", "log"}, {"plain/0", "log.jsonl"}, {"plain/1", "log"}, {"gz/0", "log.jsonl"},
-		{"zs/0", "log"}, {"lz/0", "log.jsonl"}, {"sn/0", "log"}, {"kv/0", "log.jsonl"},
+		{"zs/0", "log"}, {"lz/0", "log.jsonl"}, {"sn/0", "log"}, {"kv/0", "log.jsonl"}, {"rt/0", "log"},
 	}
 	var out []*appender
 	for i, s := range specs {
@@ -41,12 +43,23 @@ func crashAppenders(seed int64) []*appender {
 	return out
 }
 
-// cleanerFlags make the background cleaner look often.
-var cleanerFlags = []string{"--config", "log.cleaner.backoff.ms=50"}
+// cleanerFlags make the background cleaner and retention look often.
+var cleanerFlags = []string{"--config", "log.cleaner.backoff.ms=50", "--config", "log.retention.check.interval.ms=100"}
+
+// removalOf says what may remove records of a crash partition.
+func removalOf(part string) removal {
+	switch part {
+	case "kv/0":
+		return compacted
+	case "rt/0":
+		return retained
+	}
+	return keepAll
+}
 
 type crashStats struct {
-	iters, generations, acked, dropped, compactedAway, doubleKills, rolledGens int
-	writeErrs                                                                  map[string]int
+	iters, generations, acked, dropped, compactedAway, retainedAway, doubleKills, rolledGens int
+	writeErrs                                                                                map[string]int
 }
 
 func TestCrashLoop(t *testing.T) {
@@ -90,8 +103,11 @@ func TestCrashLoop(t *testing.T) {
 	if st.compactedAway == 0 {
 		t.Errorf("compaction removed nothing: the cleaner did not run")
 	}
-	t.Logf("%d iterations (%d with a second kill right after the remount) in %d generations in %v: %d writes acknowledged and found, %d unacknowledged writes absent, %d records removed by compaction; writer errors at the kill: %v",
-		st.iters, st.doubleKills, st.generations, time.Since(start).Round(time.Second), st.acked, st.dropped, st.compactedAway, st.writeErrs)
+	if st.retainedAway == 0 {
+		t.Errorf("retention removed nothing: it did not run")
+	}
+	t.Logf("%d iterations (%d with a second kill right after the remount) in %d generations in %v: %d writes acknowledged and found, %d unacknowledged writes absent, %d records removed by compaction, %d acknowledged records by retention; writer errors at the kill: %v",
+		st.iters, st.doubleKills, st.generations, time.Since(start).Round(time.Second), st.acked, st.dropped, st.compactedAway, st.retainedAway, st.writeErrs)
 }
 
 // crashGen is one data directory used for up to 10 crash iterations.
@@ -147,23 +163,29 @@ func (g *crashGen) iterate(it int, rng *rand.Rand, st *crashStats) {
 	g.d.restart()
 }
 
-// verify checks every partition through the mount.
-func (g *crashGen) verify() (records, removed int) {
+// verify checks every partition through the mount and returns how many
+// records compaction and retention removed.
+func (g *crashGen) verify() (compactedAway, retainedAway int) {
 	byPart := map[string][]*appender{}
 	for _, a := range g.apps {
 		byPart[a.part] = append(byPart[a.part], a)
 	}
 	for part, apps := range byPart {
-		r, rm := verifyPartition(g.t, g.d, part, apps, part == "kv/0")
-		records += r
-		removed += rm
+		rm := removalOf(part)
+		gone := verifyPartition(g.t, g.d, part, apps, rm)
+		if rm == retained {
+			retainedAway += gone
+		} else {
+			compactedAway += gone
+		}
 	}
-	return records, removed
+	return compactedAway, retainedAway
 }
 
 func (g *crashGen) finish(st *crashStats) {
-	_, removed := g.verify()
-	st.compactedAway += removed
+	c, r := g.verify()
+	st.compactedAway += c
+	st.retainedAway += r
 	for _, a := range g.apps {
 		for _, gr := range a.groups {
 			switch gr.state {

@@ -92,6 +92,15 @@ func (a *appender) encode(g *group) []byte {
 	return b.Bytes()
 }
 
+// removal says what may take a partition's records away between checks.
+type removal int
+
+const (
+	keepAll   removal = iota // nothing: offsets contiguous from 0
+	compacted                // the cleaner: superseded records of a key
+	retained                 // retention: whole segments from the start
+)
+
 // jsonRec is one line of log.jsonl.
 type jsonRec struct {
 	Offset int64   `json:"offset"`
@@ -102,12 +111,17 @@ type jsonRec struct {
 // partState is what the mount serves of one partition now.
 type partState struct {
 	recs []jsonRec
-	end  int64 // log_end_offset from stat
+	// start is the first served record's offset (the log end when none is
+	// served): retention may advance log_start_offset while log.jsonl is
+	// read, so stat's value, read before, is only a lower bound of it.
+	start int64
+	end   int64 // log_end_offset from stat, read after
 }
 
 func readPartState(t testing.TB, d *daemon, part string) partState {
 	t.Helper()
 	var ps partState
+	logStart := statField(t, d, part, "log_start_offset")
 	data := readFile(t, d.path(part, "log.jsonl"))
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
@@ -119,6 +133,13 @@ func readPartState(t testing.TB, d *daemon, part string) partState {
 		ps.recs = append(ps.recs, r)
 	}
 	ps.end = statField(t, d, part, "log_end_offset")
+	ps.start = ps.end
+	if len(ps.recs) > 0 {
+		ps.start = ps.recs[0].Offset
+	}
+	if ps.start < logStart {
+		t.Fatalf("%s: record at offset %d below the log start offset %d", part, ps.start, logStart)
+	}
 	return ps
 }
 
@@ -145,21 +166,28 @@ type where struct {
 }
 
 // verifyPartition checks one partition against its appenders and resolves
-// their pending groups. compacted topics may miss superseded records.
-func verifyPartition(t testing.TB, d *daemon, part string, apps []*appender, compacted bool) (records, removed int) {
+// their pending groups. It returns how many records were removed (by
+// compaction or retention, as rm allows).
+func verifyPartition(t testing.TB, d *daemon, part string, apps []*appender, rm removal) (removed int) {
 	t.Helper()
 	ps := readPartState(t, d, part)
-	seen, found := scanServed(t, part, ps, indexValues(apps), compacted)
-	total := resolveGroups(t, part, apps, found, compacted)
-	if compacted {
+	seen, found := scanServed(t, part, ps, indexValues(apps), rm)
+	total, gone := resolveGroups(t, part, apps, found, rm)
+	if rm == compacted {
 		checkLatestPerKey(t, part, apps, seen)
 	} else if err := comparePlain(d, part, ps); err != nil {
 		t.Fatal(err)
 	}
-	if ps.end != total {
+	switch {
+	case rm == retained && ps.end-ps.start != total:
+		t.Fatalf("%s: offsets %d..%d, but %d records were appended after those retention removed", part, ps.start, ps.end, total)
+	case rm != retained && ps.end != total:
 		t.Fatalf("%s: log end offset %d, but %d records were appended", part, ps.end, total)
 	}
-	return len(ps.recs), int(total) - len(ps.recs)
+	if rm == compacted {
+		gone = int(total) - len(ps.recs)
+	}
+	return gone
 }
 
 // indexValues maps every value ever written by apps to where it was written.
@@ -176,10 +204,10 @@ func indexValues(apps []*appender) map[string]where {
 }
 
 // scanServed checks each served record: written, once, not a write already
-// found absent, offsets increasing (contiguous from 0 unless compacted),
-// each appender's records in its write order. It returns the values seen
-// and how many records of each group were found.
-func scanServed(t testing.TB, part string, ps partState, index map[string]where, compacted bool) (map[string]bool, map[*group]int) {
+// found absent, offsets increasing (contiguous from the log start offset
+// unless compacted), each appender's records in its write order. It returns
+// the values seen and how many records of each group were found.
+func scanServed(t testing.TB, part string, ps partState, index map[string]where, rm removal) (map[string]bool, map[*group]int) {
 	t.Helper()
 	seen := map[string]bool{}
 	found := map[*group]int{}
@@ -197,8 +225,8 @@ func scanServed(t testing.TB, part string, ps partState, index map[string]where,
 			t.Fatalf("%s: offset %d: value %q served twice", part, r.Offset, *r.Value)
 		case w.a.groups[w.g].state == dropped:
 			t.Fatalf("%s: offset %d: %q was not acknowledged and absent before, now present", part, r.Offset, *r.Value)
-		case r.Offset <= last || (!compacted && r.Offset != int64(n)):
-			t.Fatalf("%s: record %d has offset %d after %d (contiguous from 0 expected: %v)", part, n, r.Offset, last, !compacted)
+		case r.Offset <= last || (rm == keepAll && r.Offset != int64(n)) || (rm == retained && r.Offset != ps.start+int64(n)):
+			t.Fatalf("%s: record %d has offset %d after %d (contiguous expected: %v)", part, n, r.Offset, last, rm != compacted)
 		}
 		if prev, ok := lastOf[w.a]; ok && (w.g < prev[0] || w.g == prev[0] && w.i <= prev[1]) {
 			t.Fatalf("%s: offset %d: %q comes after a later write of its appender", part, r.Offset, *r.Value)
@@ -213,13 +241,28 @@ func scanServed(t testing.TB, part string, ps partState, index map[string]where,
 
 // resolveGroups checks acknowledged writes are there whole (torn writes and
 // losses fail), settles pending writes as present or dropped, and returns
-// how many records were appended in all.
-func resolveGroups(t testing.TB, part string, apps []*appender, found map[*group]int, compacted bool) int64 {
+// how many records were appended in all. Under retention the groups of an
+// appender before its first one served were removed whole (acknowledged:
+// counted in gone) or may never have been written (pending: dropped), and
+// the total counts only the groups from there on.
+func resolveGroups(t testing.TB, part string, apps []*appender, found map[*group]int, rm removal) (total int64, gone int) {
 	t.Helper()
-	var total int64
+	compacted := rm == compacted
 	for _, a := range apps {
-		for _, g := range a.groups {
+		first := 0
+		if rm == retained {
+			first = firstFound(a, found)
+		}
+		for gi, g := range a.groups {
 			n := found[g]
+			if gi < first {
+				if g.state == present {
+					gone += len(g.values)
+				} else {
+					g.state = dropped
+				}
+				continue
+			}
 			switch {
 			case !compacted && n != 0 && n != len(g.values):
 				t.Fatalf("%s: write of %d lines %v is torn: %d present", part, len(g.values), g.values, n)
@@ -235,7 +278,23 @@ func resolveGroups(t testing.TB, part string, apps []*appender, found map[*group
 			}
 		}
 	}
-	return total
+	return total, gone
+}
+
+// firstFound is the index of a's first group with a record served; with
+// none served, every group but those not yet checked was removed.
+func firstFound(a *appender, found map[*group]int) int {
+	for gi, g := range a.groups {
+		if found[g] > 0 {
+			return gi
+		}
+	}
+	for gi, g := range a.groups {
+		if g.state == pending {
+			return gi
+		}
+	}
+	return len(a.groups)
 }
 
 // checkLatestPerKey: the latest appended value of each key is served.
