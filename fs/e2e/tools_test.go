@@ -185,7 +185,7 @@ func TestAppendOnlyLikeChattr(t *testing.T) {
 	}
 	before := state()
 	refused := []string{
-		"python3 -c 'open(\"t/0/log\", \"w\")'",             // O_TRUNC
+		"python3 -c 'open(\"t/0/log\", \"w\")'",                  // O_TRUNC
 		"python3 -c 'open(\"t/0/log\", \"r+\").write(\"x\\n\")'", // O_RDWR without O_APPEND
 		"python3 -c 'import os; os.open(\"t/0/log.jsonl\", os.O_WRONLY)'",
 		"dd if=/dev/zero of=t/0/log bs=1 count=1 conv=notrunc status=none",
