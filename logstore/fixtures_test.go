@@ -3,6 +3,7 @@ package logstore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -157,19 +158,21 @@ func TestFixtureTails(t *testing.T) {
 // segment with base 0 (Kafka cuts at the first that does not).
 func validPrefix(data []byte) (int64, int64) {
 	sc := record.NewScanner(readerAt(data), 0, int64(len(data)), "fixture")
-	var valid, next int64
-	lastV2 := int64(-1)
+	order := record.NewOffsetOrder(0, math.MaxInt64)
+	var valid, next, prevNext int64
 	for sc.Next() {
 		b := sc.Batch()
-		if b.Header.BaseOffset < 0 || b.Header.LastOffset() > math.MaxInt32 || b.Header.LastOffset() < b.Header.BaseOffset {
+		if b.Header.LastOffset() > math.MaxInt32 {
 			break
 		}
-		if b.Header.Magic >= 2 {
-			if b.Header.BaseOffset <= lastV2 {
-				break // a V2 batch must start after the one before it
+		if err := order.Check(b); err != nil {
+			var ce *record.CorruptionError
+			if errors.As(err, &ce) && ce.Pos < b.Pos {
+				valid, next = ce.Pos, prevNext // the batch before it is blamed
 			}
-			lastV2 = b.Header.LastOffset()
+			break
 		}
+		prevNext = next
 		valid = b.Pos + b.Header.Size()
 		next = max(next, b.Header.LastOffset()+1)
 	}
