@@ -29,6 +29,8 @@ type viewNode struct {
 	mu        sync.Mutex
 	seenLimit int64 // end offset as of the last Getattr
 	seenSize  int64 // size as of the last Getattr
+
+	cache viewCache // what the kernel may keep of log and log.jsonl
 }
 
 var (
@@ -83,6 +85,7 @@ func (n *viewNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.At
 		return fail(n.lg, "getattr", err)
 	}
 	n.seen(size, limit)
+	n.cache.grown(n.EmbeddedInode(), size)
 	n.fillAttr(out, size)
 	return 0
 }
@@ -161,5 +164,11 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 		start = n.p.log.StartOffset()
 	}
 	h := &viewHandle{n: n, size: size, limit: limit, cur: cursor{off: start}}
-	return h, fuse.FOPEN_DIRECT_IO, 0
+	if !n.writable { // a window
+		return h, fuse.FOPEN_DIRECT_IO, 0
+	}
+	candidate := !writing && flags&syscall.O_TRUNC == 0
+	fl, cached := n.cache.openFlags(candidate, n.gapless)
+	h.cached = cached
+	return h, fl, 0
 }

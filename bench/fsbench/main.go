@@ -29,7 +29,7 @@ var (
 	lineBytes   = flag.Int("line", 120, "bytes per input line, newline included (at least 12)")
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")
 	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
-	rounds      = flag.Int("rounds", 3, "throughput rounds, baseline and partfs alternately (medians reported)")
+	rounds      = flag.Int("rounds", 10, "throughput rounds, baseline and partfs alternately (medians reported)")
 )
 
 func main() {
@@ -200,6 +200,7 @@ func runPartfs(dir, in string, size, lines int64) {
 	sh("stat " + log + " > /dev/null && tail -c " + fmt.Sprint(*lineBytes) + " " + log + " > /dev/null")
 	fmt.Printf("%-44s %8.0f ms   (1 GiB-class log, clean shutdown before)\n", "partfs: clean remount to first tail -c", float64(time.Since(start).Milliseconds()))
 	stop(cmd)
+	rereadLog(mnt, data)
 	rssIdle(dir)
 }
 
