@@ -198,6 +198,7 @@ func runPartfs(dir, in string, size, lines int64) {
 	mnt, data := filepath.Join(dir, "pmnt"), filepath.Join(dir, "data")
 	cmd := daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
 	log := mnt + "/t/0/log"
+	segmentsRead(mnt, data)
 	headLatency(dir, in, lines)
 	ddLatency(log, size)
 	tailLatency(mnt + "/t/0")
