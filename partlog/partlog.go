@@ -55,14 +55,16 @@
 //     ErrReadOnly.
 //
 // Optional capabilities are the interfaces LineAppender, SegmentFiler and
-// RewritesUnseen (of a Log) and PartitionLister (of a Store); fs/ uses them where a
-// backend has them and reaches nothing else of it.
+// RewritesUnseen (of a Log), SegmentFileDuper (of a SegmentFile) and
+// PartitionLister (of a Store); fs/ uses them where a backend has them and
+// reaches nothing else of it.
 package partlog
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -256,12 +258,27 @@ type FileInfo struct {
 	Size    int64 // bytes
 	Blocks  int64 // 512-byte blocks allocated on disk, as st_blocks
 	ModTime time.Time
+	// ID identifies the file behind the name (its inode number): it
+	// differs once the name is given to another file, as a compaction
+	// swap does, and stays while the file grows. 0 if unknown.
+	ID uint64
 }
 
 // SegmentFile is an open file of a SegmentFiler.
 type SegmentFile interface {
 	io.ReaderAt
 	io.Closer
+}
+
+// SegmentFileDuper is a SegmentFile that is an operating-system file.
+// DupFile returns a new *os.File of the same open file, read-only, which
+// the caller closes: fs/ hands it to the kernel so that reads of the file
+// bypass the daemon (FUSE passthrough). It reads exactly what ReadAt
+// reads, and holds the file opened under the SegmentFiler's rules (no
+// symbolic link, inside the partition). An error means there is no such
+// file; fs/ then serves reads through ReadAt.
+type SegmentFileDuper interface {
+	DupFile() (*os.File, error)
 }
 
 // CheckTopic applies Kafka's topic name rule (kafkaname.CheckTopic); a bad

@@ -1,6 +1,7 @@
 package partlogtest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -54,10 +55,11 @@ func CheckSegmentFiler(t *testing.T, b Backend) {
 			t.Fatalf("OpenSegmentFile(%q): %v", fi.Name, err)
 		}
 		data, err := io.ReadAll(io.NewSectionReader(f, 0, fi.Size+1))
-		f.Close()
 		if err != nil || int64(len(data)) != fi.Size {
 			t.Errorf("read %d bytes of %s (%v), size %d", len(data), fi.Name, err, fi.Size)
 		}
+		checkDup(t, f, fi.Name, data)
+		f.Close()
 	}
 	for name, seen := range logs {
 		if !seen {
@@ -299,4 +301,23 @@ func sameRecords(a, b []record.Record) bool {
 		}
 	}
 	return true
+}
+
+// checkDup: a SegmentFileDuper's descriptor reads what ReadAt read, and
+// stays readable after the SegmentFile is closed.
+func checkDup(t *testing.T, f partlog.SegmentFile, name string, want []byte) {
+	d, ok := f.(partlog.SegmentFileDuper)
+	if !ok {
+		return
+	}
+	of, err := d.DupFile()
+	if err != nil {
+		t.Logf("DupFile(%s): %v (served through ReadAt)", name, err)
+		return
+	}
+	defer of.Close()
+	got, err := io.ReadAll(io.NewSectionReader(of, 0, int64(len(want))+1))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("DupFile(%s) read %d bytes (%v), ReadAt %d", name, len(got), err, len(want))
+	}
 }
