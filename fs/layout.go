@@ -152,26 +152,46 @@ func (ly *layout) startAfterRemoved(prev []*segInfo, base, slot int64) [2]int64 
 // snapshot's end), extending lengths and checkpoints.
 // REQUIRES: mu held.
 func (ly *layout) scan(s *segInfo, upTo int64) error {
+	_, err := ly.scanRendering(s, upTo, nil)
+	return err
+}
+
+// scanRendering is scan that, when w is set, goes on in the same read
+// rendering the records from upTo on into w (accounting for them too). It
+// returns the lengths before the first record at or after upTo.
+// REQUIRES: mu held.
+func (ly *layout) scanRendering(s *segInfo, upTo int64, w *renderer) (before [2]int64, err error) {
 	upTo = min(upTo, s.snap.Next)
 	if s.next >= upTo {
-		return nil
+		return s.length, nil
 	}
-	err := ly.log.Read(s.snap, s.next, func(r *record.Record) bool {
+	reached, whole := false, true
+	err = ly.log.Read(s.snap, s.next, func(r *record.Record) bool {
 		if r.Offset >= upTo {
-			return false
+			if !reached {
+				reached, before = true, s.length
+			}
+			if !w.at(s.snap, r) {
+				whole = false
+				return false
+			}
 		}
 		s.add(r.Offset, plainLen(r), jsonLen(r)+1)
 		return true
 	})
 	if err != nil {
-		return fmt.Errorf("scan segment %d of %s-%d from offset %d: %w",
+		return before, fmt.Errorf("scan segment %d of %s-%d from offset %d: %w",
 			s.base, ly.log.Topic(), ly.log.Partition(), s.next, err)
 	}
-	if upTo == s.snap.Next {
-		s.next, s.size = upTo, s.snap.Size
+	if !reached {
+		before = s.length
+	}
+	w.segmentDone(s.snap)
+	if whole {
+		s.next, s.size = s.snap.Next, s.snap.Size
 	}
 	ly.dirty = true
-	return nil
+	return before, nil
 }
 
 // add accounts for the record at offset off, rendered in plain and json

@@ -3,7 +3,6 @@ package record
 import (
 	"bytes"
 	"fmt"
-	"hash/crc32"
 	"runtime"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // logLines returns n records of ~120-byte log lines, 1 ms apart.
@@ -27,90 +25,42 @@ func logLines(n int) []Record {
 	return recs
 }
 
-// runPair runs ours and the baseline (the building block on the same
-// bytes) alternately, b.N times each, timing each call, so machine noise
-// hits both alike. It reports ns/op and MB/s of ours (overriding the
-// framework's, which would count both), the baseline's MB/s and the ratio
-// ours/baseline speed (x-baseline; 1.0 = as fast).
-func runPair(b *testing.B, bytes int, ours, base func()) {
-	ours()
-	base()
+// alternate runs each of fns once, then b.N rounds calling each in turn,
+// timing every call, so machine noise hits all of them alike; it returns
+// each one's total time.
+func alternate(b *testing.B, fns ...func()) []time.Duration {
+	for _, fn := range fns {
+		fn()
+	}
 	runtime.GC()
-	var tOurs, tBase time.Duration
+	total := make([]time.Duration, len(fns))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		ours()
-		t1 := time.Now()
-		base()
-		tBase += time.Since(t1)
-		tOurs += t1.Sub(t0)
+		for j, fn := range fns {
+			t0 := time.Now()
+			fn()
+			total[j] += time.Since(t0)
+		}
 	}
+	return total
+}
+
+// reportOurs reports ns/op and MB/s of ours (overriding the framework's,
+// which would count every function alternate ran).
+func reportOurs(b *testing.B, bytes int, ours time.Duration) {
 	n := float64(b.N)
-	b.ReportMetric(float64(tOurs.Nanoseconds())/n, "ns/op")
-	b.ReportMetric(float64(bytes)*n/tOurs.Seconds()/1e6, "MB/s")
-	b.ReportMetric(float64(bytes)*n/tBase.Seconds()/1e6, "base-MB/s")
-	b.ReportMetric(tBase.Seconds()/tOurs.Seconds(), "x-baseline")
+	b.ReportMetric(float64(ours.Nanoseconds())/n, "ns/op")
+	b.ReportMetric(float64(bytes)*n/ours.Seconds()/1e6, "MB/s")
 }
 
-// kmsgEncode is the independent encoder: franz-go's kmsg records and batch,
-// CRC-32C computed the same way.
-func kmsgEncode(dst, area []byte, recs []Record) ([]byte, []byte) {
-	area = area[:0]
-	for i := range recs {
-		kr := kmsg.Record{TimestampDelta64: recs[i].Timestamp - recs[0].Timestamp, OffsetDelta: int32(i), Key: recs[i].Key, Value: recs[i].Value}
-		kr.Length = int32(recordLenNoPrefix(&recs[i], kr.TimestampDelta64, i))
-		area = kr.AppendTo(area)
-	}
-	kb := kmsg.RecordBatch{Magic: 2, NumRecords: int32(len(recs)), Records: area, Length: int32(49 + len(area))}
-	out := kb.AppendTo(dst)
-	crc := crc32.Checksum(out[21:], castagnoli)
-	out[17], out[18], out[19], out[20] = byte(crc>>24), byte(crc>>16), byte(crc>>8), byte(crc)
-	return out, area
-}
-
-func recordLenNoPrefix(r *Record, ts int64, i int) int {
-	n, _ := recordBodyLen(r, ts, int64(i))
-	return n
-}
-
-func BenchmarkEncodeNone(b *testing.B) {
-	recs := logLines(1000)
-	var e Encoder
-	batch, _ := e.AppendBatch(nil, 0, recs, BatchOptions{})
-	buf := make([]byte, 0, 2*len(batch))
-	var area []byte
-	runPair(b, len(batch),
-		func() { batch, _ = e.AppendBatch(batch[:0], 0, recs, BatchOptions{}) },
-		func() { buf, area = kmsgEncode(buf[:0], area, recs) })
-}
-
-func BenchmarkDecodeNone(b *testing.B) {
-	recs := logLines(1000)
-	var e Encoder
-	batch, _ := e.AppendBatch(nil, 0, recs, BatchOptions{})
-	var d Decoder
-	var sum int
-	fn := func(r *Record) bool { sum += len(r.Value); return true }
-	var kb kmsg.RecordBatch
-	var kr kmsg.Record
-	b.ReportAllocs()
-	runPair(b, len(batch),
-		func() { // the scanner's CRC check is part of decoding a batch
-			s := NewBytesScanner(batch, "b")
-			s.Next()
-			d.Records(s.Batch(), fn)
-		},
-		func() {
-			kb.ReadFrom(batch)
-			crc32.Checksum(batch[21:], castagnoli)
-			p := kb.Records
-			for j := int32(0); j < kb.NumRecords; j++ {
-				l, n := readVarint32(p)
-				kr.ReadFrom(p[:n+int(l)])
-				p = p[n+int(l):]
-			}
-		})
+// runPair runs ours and the baseline (the building block on the same
+// bytes) alternately; it reports ours, the baseline's MB/s and the ratio
+// ours/baseline speed (x-baseline; 1.0 = as fast).
+func runPair(b *testing.B, bytes int, ours, base func()) {
+	t := alternate(b, ours, base)
+	reportOurs(b, bytes, t[0])
+	b.ReportMetric(float64(bytes)*float64(b.N)/t[1].Seconds()/1e6, "base-MB/s")
+	b.ReportMetric(t[1].Seconds()/t[0].Seconds(), "x-baseline")
 }
 
 // codecLib compresses src with the codec library alone, as a baseline.
@@ -169,59 +119,24 @@ func codecUnlib(c Codec) func(dst, src []byte) []byte {
 
 var benchCodecs = []Codec{Gzip, Snappy, LZ4, Zstd}
 
-// BenchmarkEncodeCodec: a whole batch with compression vs the codec library
-// alone compressing the same uncompressed records area. MB/s counts
-// uncompressed bytes.
-func BenchmarkEncodeCodec(b *testing.B) {
-	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
-	for _, c := range benchCodecs {
-		b.Run(c.String(), func(b *testing.B) {
-			lib := codecLib(c)
-			var e Encoder
-			batch, _ := e.AppendBatch(nil, 0, recs, BatchOptions{Codec: c})
-			dst := make([]byte, 0, 2*len(area))
-			runPair(b, len(area),
-				func() { batch, _ = e.AppendBatch(batch[:0], 0, recs, BatchOptions{Codec: c}) },
-				func() { dst = lib(dst, area) })
-			b.ReportMetric(float64(len(area))/float64(len(batch)), "ratio")
-		})
-	}
+// codecCase is one codec's benchmark input: 1,000 log lines, their
+// uncompressed records area and their batch compressed with c.
+type codecCase struct {
+	c     Codec
+	recs  []Record
+	area  []byte
+	batch []byte
 }
 
-// BenchmarkDecodeCodec: decoding a compressed batch into records vs the
-// codec library alone decompressing the same payload.
-func BenchmarkDecodeCodec(b *testing.B) {
+// eachCodec runs fn as a sub-benchmark per codec of codecs.
+func eachCodec(b *testing.B, codecs []Codec, fn func(b *testing.B, k *codecCase)) {
 	recs := logLines(1000)
 	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
-	for _, c := range benchCodecs {
+	for _, c := range codecs {
 		b.Run(c.String(), func(b *testing.B) {
 			var e Encoder
 			batch, _ := e.AppendBatch(nil, 0, recs, BatchOptions{Codec: c})
-			payload := batch[BatchHeaderSize:]
-			unlib := codecUnlib(c)
-			if c == LZ4 || c == Snappy { // framed payloads: the library's block decoder on the same blocks
-				unlib = nil
-			}
-			h, _ := ParseHeader(batch)
-			bt := &Batch{Header: h, Raw: batch}
-			var d Decoder
-			fn := func(*Record) bool { return true }
-			dst := make([]byte, 0, 2*len(area))
-			b.ReportAllocs()
-			runPair(b, len(area),
-				func() {
-					if err := d.Records(bt, fn); err != nil {
-						b.Fatal(err)
-					}
-				},
-				func() {
-					if unlib != nil {
-						dst = unlib(dst, payload)
-					} else {
-						dst = libBlocks(c, dst, payload)
-					}
-				})
+			fn(b, &codecCase{c: c, recs: recs, area: area, batch: batch})
 		})
 	}
 }
@@ -258,51 +173,33 @@ func libBlocks(c Codec, dst, src []byte) []byte {
 // BenchmarkDecompress: the decompression step alone (our framing, checks
 // and bound: Decoder.Decompressed) vs the codec library on the same payload.
 func BenchmarkDecompress(b *testing.B) {
-	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
-	for _, c := range benchCodecs {
-		b.Run(c.String(), func(b *testing.B) {
-			var e Encoder
-			batch, _ := e.AppendBatch(nil, 0, recs, BatchOptions{Codec: c})
-			payload := batch[BatchHeaderSize:]
-			h, _ := ParseHeader(batch)
-			bt := &Batch{Header: h, Raw: batch}
-			var d Decoder
-			unlib := codecUnlib(c)
-			dst := make([]byte, 0, 2*len(area))
-			runPair(b, len(area),
-				func() {
-					if out, err := d.Decompressed(bt); err != nil || len(out) != len(area) {
-						b.Fatal(err)
-					}
-				},
-				func() {
-					if c == LZ4 || c == Snappy {
-						dst = libBlocks(c, dst, payload)
-					} else {
-						dst = unlib(dst, payload)
-					}
-				})
-		})
-	}
+	eachCodec(b, benchCodecs, func(b *testing.B, k *codecCase) {
+		h, _ := ParseHeader(k.batch)
+		bt := &Batch{Header: h, Raw: k.batch}
+		var d Decoder
+		dst := make([]byte, 0, 2*len(k.area))
+		runPair(b, len(k.area),
+			func() {
+				if out, err := d.Decompressed(bt); err != nil || len(out) != len(k.area) {
+					b.Fatal(err)
+				}
+			},
+			libDecompress(k.c, &dst, k.batch[BatchHeaderSize:]))
+	})
 }
 
 // BenchmarkCompress: the compression step alone (our Kafka framing) vs the
 // codec library on the same records area.
 func BenchmarkCompress(b *testing.B) {
-	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
-	for _, c := range benchCodecs {
-		b.Run(c.String(), func(b *testing.B) {
-			var cs compressors
-			lib := codecLib(c)
-			out := make([]byte, 0, 2*len(area))
-			dst := make([]byte, 0, 2*len(area))
-			runPair(b, len(area),
-				func() { out, _ = cs.compress(out[:0], area, c) },
-				func() { dst = lib(dst, area) })
-		})
-	}
+	eachCodec(b, benchCodecs, func(b *testing.B, k *codecCase) {
+		var cs compressors
+		lib := codecLib(k.c)
+		out := make([]byte, 0, 2*len(k.area))
+		dst := make([]byte, 0, 2*len(k.area))
+		runPair(b, len(k.area),
+			func() { out, _ = cs.compress(out[:0], k.area, k.c) },
+			func() { dst = lib(dst, k.area) })
+	})
 }
 
 // BenchmarkParseRecords: the record parser alone on an uncompressed batch
@@ -357,26 +254,20 @@ func walkLengths(data []byte) (n int) {
 // record delivered), timed alternately with the library alone. It reports
 // the walk's ns per record and floor = lib/(lib+walk).
 func BenchmarkDecodeFloor(b *testing.B) {
-	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
-	for _, c := range []Codec{Snappy, LZ4} {
-		b.Run(c.String(), func(b *testing.B) {
-			var e Encoder
-			batch, _ := e.AppendBatch(nil, 0, recs, BatchOptions{Codec: c})
-			dst := make([]byte, 0, 2*len(area))
-			var tLib, tWalk time.Duration
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				dst = libBlocks(c, dst, batch[BatchHeaderSize:])
-				t1 := time.Now()
-				if walkLengths(dst) != len(recs) {
-					b.Fatal("walk")
-				}
-				tWalk += time.Since(t1)
-				tLib += t1.Sub(t0)
+	eachCodec(b, []Codec{Snappy, LZ4}, func(b *testing.B, k *codecCase) {
+		dst := make([]byte, 0, 2*len(k.area))
+		var tLib, tWalk time.Duration
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			dst = libBlocks(k.c, dst, k.batch[BatchHeaderSize:])
+			t1 := time.Now()
+			if walkLengths(dst) != len(k.recs) {
+				b.Fatal("walk")
 			}
-			b.ReportMetric(float64(tWalk.Nanoseconds())/float64(b.N)/float64(len(recs)), "walk-ns/record")
-			b.ReportMetric(tLib.Seconds()/(tLib+tWalk).Seconds(), "floor")
-		})
-	}
+			tWalk += time.Since(t1)
+			tLib += t1.Sub(t0)
+		}
+		b.ReportMetric(float64(tWalk.Nanoseconds())/float64(b.N)/float64(len(k.recs)), "walk-ns/record")
+		b.ReportMetric(tLib.Seconds()/(tLib+tWalk).Seconds(), "floor")
+	})
 }

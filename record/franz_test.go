@@ -2,7 +2,6 @@ package record
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"testing"
@@ -120,35 +119,15 @@ func sameRecord(got, want Record) string {
 
 func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
 
-// franzBatch builds a V2 batch the way franz-go's producer does: records
-// serialized with kmsg, compressed with kgo's compressor.
+// franzBatch builds a V2 batch the way franz-go's producer does
+// (franzBuilder).
 func franzBatch(t *testing.T, base int64, recs []Record, c kgo.CompressionCodec) []byte {
 	t.Helper()
-	var area []byte
-	for i, r := range recs {
-		kr := kmsg.Record{TimestampDelta64: r.Timestamp - recs[0].Timestamp, OffsetDelta: int32(i), Key: r.Key, Value: r.Value}
-		for _, h := range r.Headers {
-			kr.Headers = append(kr.Headers, kmsg.Header{Key: h.Key, Value: h.Value})
-		}
-		kr.Length = int32(len(kr.AppendTo(nil)) - 1) // the body after a 1-byte length
-		area = kr.AppendTo(area)
-	}
-	comp, err := kgo.DefaultCompressor(c)
+	fb, err := newFranzBuilder(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, codec := area, kgo.CompressionCodecType(0)
-	if comp != nil { // nil for NoCompression
-		var buf bytes.Buffer
-		out, codec = comp.Compress(&buf, area)
-	}
-	b := kmsg.RecordBatch{FirstOffset: base, PartitionLeaderEpoch: -1, Magic: 2, Attributes: int16(codec),
-		LastOffsetDelta: int32(len(recs) - 1), FirstTimestamp: recs[0].Timestamp, MaxTimestamp: recs[len(recs)-1].Timestamp,
-		ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: int32(len(recs)), Records: out}
-	raw := b.AppendTo(nil)
-	binary.BigEndian.PutUint32(raw[8:], uint32(len(raw)-12))
-	binary.BigEndian.PutUint32(raw[17:], crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
-	return raw
+	return fb.build(nil, base, recs)
 }
 
 func TestFranzCompressedDecodedByUs(t *testing.T) {

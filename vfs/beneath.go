@@ -284,12 +284,16 @@ func (b *beneathFS) Stat(name string) (os.FileInfo, error) {
 	case rel == "":
 		return os.Stat(name)
 	}
-	fd, _, err := b.parent("stat", name)
+	// O_PATH|O_NOFOLLOW with RESOLVE_NO_SYMLINKS opens a trailing link
+	// itself, so the link is described; fstat of that descriptor cannot be
+	// raced into a directory swapped for a link after a check of the path.
+	fd, err := b.openRel("stat", name, rel, unix.O_PATH|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
-	unix.Close(fd)
-	return os.Lstat(name)
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	return f.Stat()
 }
 
 func (b *beneathFS) SyncDir(name string) error {

@@ -85,3 +85,30 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestBeneathStat: Stat describes files, directories and a trailing link
+// below the root, and refuses a path through a linked directory.
+func TestBeneathStat(t *testing.T) {
+	top := t.TempDir()
+	root := filepath.Join(top, "data")
+	must(t, os.MkdirAll(filepath.Join(root, "t-0"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "t-0", "a"), []byte("12345"), 0o644))
+	must(t, os.Symlink(filepath.Join(root, "t-0"), filepath.Join(root, "t-1")))
+	fs := Beneath(root)
+	fi, err := fs.Stat(filepath.Join(root, "t-0", "a"))
+	if err != nil || fi.Size() != 5 || fi.Name() != "a" || !fi.Mode().IsRegular() {
+		t.Errorf("stat of a file: %v %v", fi, err)
+	}
+	if fi, err := fs.Stat(filepath.Join(root, "t-0")); err != nil || !fi.IsDir() {
+		t.Errorf("stat of a directory: %v %v", fi, err)
+	}
+	if fi, err := fs.Stat(filepath.Join(root, "t-1")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("stat of a trailing link: %v %v, want the link", fi, err)
+	}
+	if _, err := fs.Stat(filepath.Join(root, "t-1", "a")); !errors.Is(err, ErrOutside) {
+		t.Errorf("stat through a linked directory: %v, want ErrOutside", err)
+	}
+	if _, err := fs.Stat(filepath.Join(root, "t-0", "none")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stat of a missing file: %v, want ErrNotExist", err)
+	}
+}

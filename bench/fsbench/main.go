@@ -7,11 +7,14 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +27,7 @@ var (
 	lineBytes   = flag.Int("line", 120, "bytes per input line, newline included (at least 12)")
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")
 	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
+	only        = flag.String("only", "", `"head": only the lookup figures (the input written once, untimed)`)
 )
 
 func main() {
@@ -34,6 +38,13 @@ func main() {
 	lines, size := genInput(in, int64(*sizeMiB)<<20)
 	fmt.Printf("input: %d lines of %d bytes (newline included), %.2f GiB\n", lines, *lineBytes, float64(size)/(1<<30))
 
+	if *only == "head" {
+		partfsThroughput(dir, in, size)
+		cmd := mountPartfs(filepath.Join(dir, "data"), filepath.Join(dir, "pmnt"))
+		headLatency(dir, in, lines)
+		cmd.Stop()
+		return
+	}
 	runThroughput(dir, in, size)
 	runPartfs(dir, in, size, lines)
 }
@@ -113,7 +124,8 @@ func runPartfs(dir, in string, size, lines int64) {
 	mnt, data := filepath.Join(dir, "pmnt"), filepath.Join(dir, "data")
 	cmd := mountPartfs(data, mnt)
 	log := mnt + "/t/0/log"
-	headLatency(log, lines)
+	segmentsRead(mnt, data)
+	headLatency(dir, in, lines)
 	ddLatency(log, size)
 	tailLatency(log)
 	cmd.Stop()
@@ -126,33 +138,133 @@ func runPartfs(dir, in string, size, lines int64) {
 	rssIdle(dir)
 }
 
-// headLatency: `head -1 @offset/N` for random N, as a process and as
-// open+read+close in this process (the filesystem's share).
-func headLatency(log string, lines int64) {
+// headLatency measures `head -1 @offset/N` and `head -1 @time/T` for
+// random N and T, each name looked up for the first time: open, one read
+// of head's 8 KiB and close in this process (the filesystem's share), each
+// sample beside the same on the go-fuse baseline's file (its name looked
+// up at every open too), so both see the same load; then head -1 itself
+// as a process, for reference. Every first line is checked.
+func headLatency(dir, in string, lines int64) {
+	bmnt := filepath.Join(dir, "hmnt")
+	bd := bu.Mount(bmnt, *baselineBin, "-entry-timeout", "0", in, bmnt)
+	defer bd.Stop()
+	part := filepath.Join(dir, "pmnt", "t", "0")
+	_, first := jsonHead(filepath.Join(part, "@offset", "0.jsonl"))
+	_, last := jsonHead(filepath.Join(part, "@offset", strconv.FormatInt(lines-1, 10)+".jsonl"))
 	rng := rand.New(rand.NewSource(1))
-	var proc, inproc []time.Duration
-	buf := make([]byte, 4096)
+	var base, off, tm, offProc, tmProc, baseProc []time.Duration
 	for i := 0; i < *samples; i++ {
+		pos := rng.Int63n(lines) * int64(max(*lineBytes, 12))
+		base = append(base, firstRead(filepath.Join(bmnt, "file"), pos, fmt.Sprintf("%010d", pos/int64(max(*lineBytes, 12)))))
 		n := rng.Int63n(lines)
-		p := filepath.Join(filepath.Dir(log), "@offset", fmt.Sprint(n))
-		out, d := bu.Run("head", "-1", p)
-		proc = append(proc, d)
-		if !strings.HasPrefix(out, fmt.Sprintf("%010d", n)) {
-			bu.Die(fmt.Errorf("head -1 %s = %q", p, out))
-		}
-		start := time.Now()
-		f, err := os.Open(p)
-		if err != nil {
-			bu.Die(err)
-		}
-		_, _ = f.Read(buf)
-		f.Close()
-		inproc = append(inproc, time.Since(start))
+		off = append(off, firstRead(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), 0, fmt.Sprintf("%010d", n)))
+		t := timeName(first+rng.Int63n(max(last-first, 1)), i)
+		tm = append(tm, firstRead(filepath.Join(part, "@time", t), 0, checkTime(part, t)))
+
+		n = rng.Int63n(lines)
+		offProc = append(offProc, headProc(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), fmt.Sprintf("%010d", n)))
+		t = timeName(first+rng.Int63n(max(last-first, 1)), i)
+		tmProc = append(tmProc, headProc(filepath.Join(part, "@time", t), checkTime(part, t)))
+		baseProc = append(baseProc, headProc(filepath.Join(bmnt, "file"), "0000000000"))
 	}
-	p50, p95 := bu.Percentiles(proc)
-	fmt.Printf("%-44s p50 %.2f ms p95 %.2f ms (target p50 <= 2, p95 <= 5)\n", "partfs: head -1 @offset/N (process)", bu.MS(p50), bu.MS(p95))
-	p50, p95 = bu.Percentiles(inproc)
-	fmt.Printf("%-44s p50 %.2f ms p95 %.2f ms\n", "partfs: open+read+close @offset/N", bu.MS(p50), bu.MS(p95))
+	b50, b95 := bu.Percentiles(base)
+	fmt.Printf("%-44s p50 %.3f ms p95 %.3f ms\n", "baseline: open+read 8 KiB+close file", bu.MS(b50), bu.MS(b95))
+	for _, f := range []struct {
+		name string
+		ds   []time.Duration
+	}{{"partfs: open+read+close @offset/N", off}, {"partfs: open+read+close @time/T", tm}} {
+		p50, p95 := bu.Percentiles(f.ds)
+		fmt.Printf("%-44s p50 %.3f ms p95 %.3f ms  %.2fx / %.2fx of baseline (target p50 <= 0.5, p95 <= 1 ms)\n",
+			f.name, bu.MS(p50), bu.MS(p95), float64(p50)/float64(b50), float64(p95)/float64(b95))
+	}
+	b50, _ = bu.Percentiles(baseProc)
+	fmt.Printf("%-44s p50 %.2f ms\n", "baseline: head -1 file (process)", bu.MS(b50))
+	for _, f := range []struct {
+		name string
+		ds   []time.Duration
+	}{{"partfs: head -1 @offset/N (process)", offProc}, {"partfs: head -1 @time/T (process)", tmProc}} {
+		p50, p95 := bu.Percentiles(f.ds)
+		fmt.Printf("%-44s p50 %.2f ms p95 %.2f ms  %.2fx of baseline p50\n", f.name, bu.MS(p50), bu.MS(p95), float64(p50)/float64(b50))
+	}
+}
+
+// firstRead opens path, reads 8 KiB at pos (head's first read) and closes
+// it, checks that the bytes start with want, and returns how long the
+// three calls took.
+func firstRead(path string, pos int64, want string) time.Duration {
+	buf := make([]byte, 8192)
+	start := time.Now()
+	f, err := os.Open(path)
+	if err != nil {
+		bu.Die(err)
+	}
+	n, err := f.ReadAt(buf, pos)
+	f.Close()
+	d := time.Since(start)
+	if n == 0 || !strings.HasPrefix(string(buf[:n]), want) {
+		bu.Die(fmt.Errorf("read of %s at %d: %q, %v (want %q)", path, pos, buf[:min(n, 40)], err, want))
+	}
+	return d
+}
+
+// headProc runs head -1 path, checks that the line starts with want, and
+// returns how long the process took.
+func headProc(path, want string) time.Duration {
+	out, d := bu.Run("head", "-1", path)
+	if !strings.HasPrefix(out, want) {
+		bu.Die(fmt.Errorf("head -1 %s = %q (want %q)", path, out, want))
+	}
+	return d
+}
+
+// timeName names the time ts as @time/ takes it: epoch ms, or RFC 3339
+// in UTC for odd i.
+func timeName(ts int64, i int) string {
+	if i%2 == 1 {
+		return time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	}
+	return strconv.FormatInt(ts, 10)
+}
+
+// checkTime finds (untimed) the first record of @time/name through its
+// .jsonl twin and the record before it through @offset/: it must be the
+// first with a timestamp at or after the name's time. It returns the
+// record's plain line prefix.
+func checkTime(part, name string) string {
+	o, ts := jsonHead(filepath.Join(part, "@time", name+".jsonl"))
+	want, err := strconv.ParseInt(name, 10, 64)
+	if err != nil {
+		t, perr := time.Parse(time.RFC3339Nano, name)
+		if perr != nil {
+			bu.Die(perr)
+		}
+		want = t.UnixMilli()
+	}
+	if ts < want {
+		bu.Die(fmt.Errorf("@time/%s starts at offset %d of time %d", name, o, ts))
+	}
+	if o > 0 {
+		if _, prev := jsonHead(filepath.Join(part, "@offset", strconv.FormatInt(o-1, 10)+".jsonl")); prev >= want {
+			bu.Die(fmt.Errorf("@time/%s starts at offset %d, but %d has time %d", name, o, o-1, prev))
+		}
+	}
+	return fmt.Sprintf("%010d", o)
+}
+
+// jsonHead returns the offset and timestamp of the first line of a
+// log.jsonl view.
+func jsonHead(path string) (off, ts int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		bu.Die(err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	var r struct{ Offset, Timestamp int64 }
+	if err != nil || json.Unmarshal([]byte(line), &r) != nil {
+		bu.Die(fmt.Errorf("first line of %s: %q, %v", path, line, err))
+	}
+	return r.Offset, r.Timestamp
 }
 
 // ddLatency: a 4 KiB read at a random position on a fresh open (like dd

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/sirupsen/logrus"
@@ -37,4 +38,26 @@ func noteDataDir(datadir, mountpoint string, readOnly bool, lg *logrus.Entry) {
 		lg.WithFields(logrus.Fields{"mountpoint": mountpoint, "entries": len(des)}).
 			Warn("mount point is not empty; its files are hidden while partfs is mounted")
 	}
+	if othersMayLink(datadir, "/proc/sys/fs/protected_hardlinks") {
+		lg.WithField("datadir", datadir).
+			Warn("others may write the data directory and fs.protected_hardlinks is 0: a hard link they place there to a file they do not own would be written as a segment; set fs.protected_hardlinks=1")
+	}
+}
+
+// othersMayLink says whether an account other than this process's may
+// create files in datadir while the kernel lets anyone hard-link any file
+// (sysctl file reads "0"). With fs.protected_hardlinks=1, the default, a
+// user may link only files they own or may read and write, so a link in
+// the data directory reaches nothing its maker could not already change.
+func othersMayLink(datadir, sysctl string) bool {
+	b, err := os.ReadFile(sysctl)
+	if err != nil || strings.TrimSpace(string(b)) != "0" {
+		return false
+	}
+	fi, err := os.Stat(datadir)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && (fi.Mode().Perm()&0o022 != 0 || int(st.Uid) != os.Geteuid())
 }

@@ -74,6 +74,15 @@ func WriteLines(path string, n int64, line func(b []byte, i int64) []byte) int64
 	return size
 }
 
+// FileSize is the size of the file at path.
+func FileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		Die(err)
+	}
+	return st.Size()
+}
+
 // Sh runs script with bash (errexit, pipefail) and returns how long it
 // took; a failure ends the program with the script's output.
 func Sh(script string) time.Duration {
