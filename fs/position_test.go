@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,5 +257,34 @@ func TestFirstChunkDroppedAfterChange(t *testing.T) {
 		if got := v.takeFirst(limit); (got != nil) != c.keep {
 			t.Errorf("first chunk delivered: %v, want %v", got != nil, c.keep)
 		}
+	}
+}
+
+// TestWindowNameKeepsItsInode: a window name looked up again while the
+// kernel still knows it gets the same inode when it resolves to the same
+// window (else the kernel drops the entry and looks the name up a second
+// time), and a new one when it does not.
+func TestWindowNameKeepsItsInode(t *testing.T) {
+	m, _ := mountMem(t, memlog.Options{})
+	m.Sh("mkdir t && seq 1 100 >> t/0/log")
+	ino := func(name string) uint64 {
+		t.Helper()
+		st, err := os.Stat(m.Path("t/0/" + name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Sys().(*syscall.Stat_t).Ino
+	}
+	a := ino("@offset/5")
+	m.Sh("seq 101 110 >> t/0/log")
+	time.Sleep(20 * time.Millisecond) // the kernel's entry (1 ns, at least a jiffy) has timed out
+	if b := ino("@offset/5"); b != a {
+		t.Errorf("@offset/5 looked up again: inode %d, then %d", a, b)
+	}
+	if c := ino("@offset/6"); c == a {
+		t.Errorf("@offset/6 has @offset/5's inode %d", c)
+	}
+	if got := m.Sh("head -2 t/0/@offset/5"); got != "6\n7\n" {
+		t.Errorf("head -2 @offset/5 = %q", got)
 	}
 }

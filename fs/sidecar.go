@@ -88,6 +88,9 @@ func decodeSidecar(b []byte) ([]*segInfo, error) {
 		if nc > 0 {
 			s.lastCk = s.ckpts[nc-1].pos
 		}
+		if len(segs) > 0 && segs[len(segs)-1].base >= s.base {
+			return nil, errSidecar // the layout keeps segments by base
+		}
 		segs = append(segs, s)
 	}
 	if r.err != nil {

@@ -52,13 +52,35 @@ func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 		return nil, fail(lg, "lookup", err)
 	}
 	v.lg = lg
+	ch := d.GetChild(name)
+	if old, ok := nodeOf(ch); !ok || !old.sameWindow(v) {
+		ch = d.NewInode(ctx, v, gofs.StableAttr{Mode: syscall.S_IFREG})
+	} else {
+		v = old
+	}
 	if first != nil {
 		d.p.firsts.add(v, first)
 	}
-	ch := d.NewInode(ctx, v, gofs.StableAttr{Mode: syscall.S_IFREG})
 	fillEntry(ctx, ch, out)
 	volatile(out)
 	return ch, 0
+}
+
+// nodeOf returns the window node of inode ch, if it is one.
+func nodeOf(ch *gofs.Inode) (*viewNode, bool) {
+	if ch == nil {
+		return nil, false
+	}
+	v, ok := ch.Operations().(*viewNode)
+	return v, ok
+}
+
+// sameWindow reports that w is the window n is: the kernel asks again for
+// a name it knows (its entry timed out) and keeps its inode only when the
+// answer is that inode; a new one makes it look the name up once more.
+func (n *viewNode) sameWindow(w *viewNode) bool {
+	return n.k == w.k && n.startOff == w.startOff && n.startPos == w.startPos &&
+		n.rangeEnd == w.rangeEnd && n.rangeLen == w.rangeLen
 }
 
 // resolve turns "A", "A..B" (offsets or times) into a window node and

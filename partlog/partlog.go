@@ -17,7 +17,12 @@
 //     CreateTime) the timestamp given.
 //   - Segments. A snapshot is at least one segment, oldest first, with
 //     strictly increasing Base, seg[i].Next <= seg[i+1].Base, and the last
-//     Next equal to the EndOffset as of the snapshot. ID is never 0. While a
+//     Next equal to the EndOffset as of the snapshot. A snapshot is never
+//     modified once returned; a backend may return the same one again
+//     (the same slice) while nothing in it changed, and only then, so a
+//     consumer that meets a snapshot it has seen skips reconciling it (a
+//     cluster's snapshot of a long partition holds thousands of windows).
+//     ID is never 0. While a
 //     segment keeps its Base and ID, the records below an earlier snapshot's
 //     Next never change and Next and Size never decrease; rewriting its
 //     content (compaction, truncation) gives it a new ID. The records of a
