@@ -51,6 +51,8 @@ type FS struct {
 	stopSaver func() // stops the periodic sidecar saver (set by Mount)
 
 	groups groupsView // .groups
+
+	pt passthrough // of segments/ files
 }
 
 type partID struct {
@@ -82,6 +84,9 @@ type MountOptions struct {
 	AllowOther bool
 	Debug      bool
 	FsName     string
+	// NoPassthrough serves every read of segments/ through the daemon,
+	// as where the kernel refuses FUSE passthrough.
+	NoPassthrough bool
 }
 
 // Mount mounts f on dir: as root with mount(2) directly (no fusermount
@@ -123,6 +128,9 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 		opts.MountOptions.Options = append(opts.MountOptions.Options, "ro")
 	}
 	srv, err := gofs.Mount(dir, f.Root(), opts)
+	if err == nil {
+		f.pt.probe(srv, mo.NoPassthrough, f.lg)
+	}
 	if err == nil && !f.ro && f.opt.SaveInterval >= 0 {
 		f.stopSaver = f.startSaver(cmp.Or(f.opt.SaveInterval, time.Minute))
 	}
@@ -193,6 +201,8 @@ type part struct {
 
 	decodedOnce sync.Once
 	dec         *decodedView // of an internal topic's partition
+
+	firsts firsts // windows holding their lookup's first rendering
 }
 
 func (f *FS) part(topic string, n int) (*part, error) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"syscall"
+	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -62,11 +64,14 @@ func (d *segmentsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	if err != nil {
 		return nil, fail(lg, "lookup", err)
 	}
-	// A name looked up again is the same inode (cp checks that a file it
-	// copies was not replaced); the node reaches its file by name.
+	// A name looked up again is the same inode while the same file is
+	// behind it (cp checks that a file it copies was not replaced); a
+	// file that replaced it (a compaction swap) is a new inode, so the
+	// kernel never reads it through the old file's passthrough. The node
+	// reaches its file by name.
 	ch := d.GetChild(name)
-	if ch == nil {
-		ch = d.NewInode(ctx, &rawFile{p: d.p, files: d.files, name: name}, gofs.StableAttr{Mode: syscall.S_IFREG})
+	if rf, ok := opsOf(ch).(*rawFile); !ok || rf.id != fi.ID {
+		ch = d.NewInode(ctx, &rawFile{p: d.p, files: d.files, name: name, id: fi.ID}, gofs.StableAttr{Mode: syscall.S_IFREG})
 	}
 	fileAttr(&out.Attr, fi)
 	volatile(out)
@@ -83,12 +88,21 @@ func fileAttr(out *fuse.Attr, fi partlog.FileInfo) {
 	setTimes(out, fi.ModTime)
 }
 
+// opsOf is the node of ch, nil for none.
+func opsOf(ch *gofs.Inode) gofs.InodeEmbedder {
+	if ch == nil {
+		return nil
+	}
+	return ch.Operations()
+}
+
 // rawFile is one Kafka file of the partition, read-only.
 type rawFile struct {
 	gofs.Inode
 	p     *part
 	files partlog.SegmentFiler
 	name  string
+	id    uint64 // partlog.FileInfo.ID of the file at lookup
 }
 
 var (
@@ -124,22 +138,44 @@ func (f *rawFile) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _ 
 	if err != nil {
 		return nil, 0, fail(lg, "open", err)
 	}
-	return &rawHandle{f: sf, lg: lg}, fuse.FOPEN_DIRECT_IO, 0
+	h := &rawHandle{f: sf, lg: lg, fsys: f.p.fsys}
+	if h.kf = f.p.fsys.pt.file(sf, lg); h.kf != nil {
+		// No FOPEN_DIRECT_IO: it would override passthrough.
+		return h, 0, 0
+	}
+	return h, fuse.FOPEN_DIRECT_IO, 0
 }
 
-// rawHandle reads an open Kafka file.
+// rawHandle reads an open Kafka file: the kernel reads kf itself where it
+// takes it (passthrough); otherwise reads come here.
 type rawHandle struct {
-	f  partlog.SegmentFile
-	lg *logrus.Entry
+	f    partlog.SegmentFile
+	kf   *os.File // for passthrough, nil if none
+	lg   *logrus.Entry
+	fsys *FS
 }
 
 var (
 	_ = (gofs.FileReader)((*rawHandle)(nil))
 	_ = (gofs.FileReleaser)((*rawHandle)(nil))
+	_ = (gofs.FilePassthroughFder)((*rawHandle)(nil))
 )
 
+// PassthroughFd gives go-fuse the descriptor to register with the kernel
+// (called once, during Open).
+func (h *rawHandle) PassthroughFd() (int, bool) {
+	if h.kf == nil {
+		return 0, false
+	}
+	return int(h.kf.Fd()), true
+}
+
 func (h *rawHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.ReadResult, errno syscall.Errno) {
+	defer h.fsys.observe("read", time.Now(), &errno)
 	defer guard(h.lg, "read", &errno)
+	if h.kf != nil {
+		h.fsys.pt.readRefused(h.lg)
+	}
 	n, err := h.f.ReadAt(dest, off)
 	if n < len(dest) && err != nil && err != io.EOF {
 		return nil, fail(h.lg, "read", err)
@@ -148,6 +184,9 @@ func (h *rawHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.Re
 }
 
 func (h *rawHandle) Release(ctx context.Context) syscall.Errno {
+	if h.kf != nil {
+		h.kf.Close() // the kernel holds its own reference
+	}
 	if err := h.f.Close(); err != nil {
 		return fail(h.lg, "release", err)
 	}

@@ -27,8 +27,9 @@ type viewNode struct {
 	rangeLen int64 // exact size of a range file
 
 	mu        sync.Mutex
-	seenLimit int64 // end offset as of the last Getattr
-	seenSize  int64 // size as of the last Getattr
+	seenLimit int64       // end offset as of the last Getattr
+	seenSize  int64       // size as of the last Getattr
+	first     *firstChunk // REQUIRES: mu held; the lookup's rendering, until an open takes it
 }
 
 var (
@@ -161,5 +162,8 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 		start = n.p.log.StartOffset()
 	}
 	h := &viewHandle{n: n, size: size, limit: limit, cur: cursor{off: start}}
+	if c := n.takeFirst(limit); c != nil {
+		h.ahead, h.cur = c, c.cur
+	}
 	return h, fuse.FOPEN_DIRECT_IO, 0
 }

@@ -45,7 +45,7 @@ func fileInfo(fi os.FileInfo) (partlog.FileInfo, bool) {
 	}
 	out := partlog.FileInfo{Name: fi.Name(), Size: fi.Size(), ModTime: fi.ModTime(), Blocks: (fi.Size() + 511) / 512}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		out.Blocks = st.Blocks
+		out.Blocks, out.ID = st.Blocks, st.Ino
 	}
 	return out, true
 }
@@ -85,6 +85,11 @@ type segmentFile struct {
 	vfs.File
 	info partlog.FileInfo
 }
+
+var _ partlog.SegmentFileDuper = (*segmentFile)(nil)
+
+// DupFile returns a descriptor of the same open file (vfs.DupFile).
+func (f *segmentFile) DupFile() (*os.File, error) { return vfs.DupFile(f.File) }
 
 // OpenSegmentFile opens one of Kafka's files of the partition for reading:
 // O_NOFOLLOW refuses a symbolic link, O_NONBLOCK keeps a FIFO from blocking

@@ -3,11 +3,16 @@
 // serves reads from it, every request through the daemon (no passthrough,
 // xattrs off, direct_io like partfs's views).
 //
-//	baseline BACKINGFILE MOUNTPOINT   serves MOUNTPOINT/file until SIGTERM/SIGINT
+//	baseline [-entry-timeout D] BACKINGFILE MOUNTPOINT   serves MOUNTPOINT/file until SIGTERM/SIGINT
+//
+// -entry-timeout is how long the kernel keeps the name "file" (go-fuse's
+// default when unset); 0 makes every open look it up, as partfs's
+// @offset/N and @time/T names are.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -75,19 +80,25 @@ func (n *file) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttr
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: baseline BACKINGFILE MOUNTPOINT")
+	entry := flag.Duration("entry-timeout", -1, "kernel entry timeout of the file's name (negative: go-fuse's default)")
+	flag.Parse()
+	if flag.NArg() != 2 {
+		fmt.Fprintln(os.Stderr, "usage: baseline [-entry-timeout D] BACKINGFILE MOUNTPOINT")
 		os.Exit(2)
 	}
 	var err error
-	backing, err = os.OpenFile(os.Args[1], os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	backing, err = os.OpenFile(flag.Arg(0), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	zero := time.Duration(0)
-	srv, err := gofs.Mount(os.Args[2], &root{}, &gofs.Options{AttrTimeout: &zero, MountOptions: fuse.MountOptions{
-		DisableXAttrs: true, DirectMountStrict: true, MaxWrite: 1 << 20, MaxReadAhead: 1 << 20, Name: "baseline"}})
+	opts := &gofs.Options{AttrTimeout: &zero, MountOptions: fuse.MountOptions{
+		DisableXAttrs: true, DirectMountStrict: true, MaxWrite: 1 << 20, MaxReadAhead: 1 << 20, Name: "baseline"}}
+	if *entry >= 0 {
+		opts.EntryTimeout = entry
+	}
+	srv, err := gofs.Mount(flag.Arg(1), &root{}, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

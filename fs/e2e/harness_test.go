@@ -38,8 +38,9 @@ type env struct {
 }
 
 type mountOpt struct {
-	readOnly bool
-	defaults map[string]string
+	readOnly      bool
+	defaults      map[string]string
+	noPassthrough bool // segments/ through the daemon
 }
 
 func newEnv(t testing.TB, o mountOpt) *env {
@@ -66,7 +67,7 @@ func mountAt(t testing.TB, data string, o mountOpt) *env {
 		}
 	})
 	e.Mount = testutil.NewMount(t, func(dir string) (*fuse.Server, error) {
-		return e.fsys.Mount(dir, pfs.MountOptions{FsName: "partfs-e2e"})
+		return e.fsys.Mount(dir, pfs.MountOptions{FsName: "partfs-e2e", NoPassthrough: o.noPassthrough})
 	})
 	e.AfterUnmount = append(e.AfterUnmount, e.fsys.Close, func() error {
 		if err := e.st.Close(); err != nil && !e.closeErrOK {

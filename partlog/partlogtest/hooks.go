@@ -1,6 +1,7 @@
 package partlogtest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -54,10 +55,11 @@ func CheckSegmentFiler(t *testing.T, b Backend) {
 			t.Fatalf("OpenSegmentFile(%q): %v", fi.Name, err)
 		}
 		data, err := io.ReadAll(io.NewSectionReader(f, 0, fi.Size+1))
-		f.Close()
 		if err != nil || int64(len(data)) != fi.Size {
 			t.Errorf("read %d bytes of %s (%v), size %d", len(data), fi.Name, err, fi.Size)
 		}
+		checkDup(t, f, fi.Name, data)
+		f.Close()
 	}
 	for name, seen := range logs {
 		if !seen {
@@ -225,7 +227,9 @@ func CheckRetention(t *testing.T, b Backend) {
 }
 
 // CheckRewrite: compaction gives every rewritten segment a new ID, leaves
-// the others' records as they were, and keeps each key's latest record.
+// the others' records as they were, and keeps each key's latest record; a
+// segment rewritten in place has a smaller Size, or the Log is a
+// partlog.RewritesUnseen (the rule fs relies on across a reopen).
 func CheckRewrite(t *testing.T, b Backend) {
 	if b.Rewrite == nil {
 		t.Skip("no Rewrite hook")
@@ -247,6 +251,7 @@ func CheckRewrite(t *testing.T, b Backend) {
 	now := segments(t, l)
 	checkSnapshot(t, l, now)
 	compareSnapshots(t, l, old, oldRecs, now)
+	checkRewriteSeen(t, l, old, oldRecs, now)
 	latest := map[string]int64{}
 	for _, rs := range oldRecs {
 		for _, r := range rs {
@@ -264,5 +269,55 @@ func CheckRewrite(t *testing.T, b Backend) {
 		if !kept[off] {
 			t.Errorf("the latest record of key %s (offset %d) is gone", k, off)
 		}
+	}
+}
+
+// checkRewriteSeen: a segment of now that has the Base and Next of one of
+// old and other records has a smaller Size, unless l says that its
+// rewrites may leave no trace (partlog.RewritesUnseen).
+func checkRewriteSeen(t *testing.T, l partlog.Log, old []partlog.Segment, oldRecs [][]record.Record, now []partlog.Segment) {
+	t.Helper()
+	if ru, ok := l.(partlog.RewritesUnseen); ok && ru.UnseenRewrites() {
+		return
+	}
+	for _, s := range now {
+		for i, o := range old {
+			if s.Base != o.Base || s.Next != o.Next || s.Size < o.Size || sameRecords(readSeg(t, l, s, s.Base), oldRecs[i]) {
+				continue
+			}
+			t.Errorf("segment %d rewritten (ID %d -> %d) with Size %d -> %d: a reopen cannot tell it changed, and the Log is not a partlog.RewritesUnseen",
+				s.Base, o.ID, s.ID, o.Size, s.Size)
+		}
+	}
+}
+
+func sameRecords(a, b []record.Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if sameRecord(a[i], b[i]) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// checkDup: a SegmentFileDuper's descriptor reads what ReadAt read, and
+// stays readable after the SegmentFile is closed.
+func checkDup(t *testing.T, f partlog.SegmentFile, name string, want []byte) {
+	d, ok := f.(partlog.SegmentFileDuper)
+	if !ok {
+		return
+	}
+	of, err := d.DupFile()
+	if err != nil {
+		t.Logf("DupFile(%s): %v (served through ReadAt)", name, err)
+		return
+	}
+	defer of.Close()
+	got, err := io.ReadAll(io.NewSectionReader(of, 0, int64(len(want))+1))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("DupFile(%s) read %d bytes (%v), ReadAt %d", name, len(got), err, len(want))
 	}
 }
