@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -489,4 +490,47 @@ func TestCacheFiles(t *testing.T) {
 	if got, err := b.LoadSidecar("pos"); !errors.Is(err, partlog.ErrNotFound) {
 		t.Errorf("topic a's cache file read as topic b's: %q, %v", got, err)
 	}
+}
+
+// TestSequentialReadFetchesOnce: batches that span two windows (5,000
+// records, windows of 4,096 offsets) are fetched once by a reader going
+// through the windows in order: a window's Read starts with what the
+// previous one fetched past its end. Every record comes once, in order.
+func TestSequentialReadFetchesOnce(t *testing.T) {
+	c := cluster(t)
+	s := open(t, c)
+	if err := s.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := s.Partition("t", 0)
+	recs := make([]record.Record, 5000)
+	for i := range recs {
+		recs[i].Value = []byte(fmt.Sprintf("%06d %0110d", i, 0))
+	}
+	const appends = 40
+	for i := 0; i < appends; i++ {
+		if _, err := l.Append(recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var fetches atomic.Int64
+	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		fetches.Add(1)
+		return nil, nil, false
+	})
+	got := readAll(t, l)
+	if len(got) != appends*len(recs) {
+		t.Fatalf("%d records, want %d", len(got), appends*len(recs))
+	}
+	for i, r := range got {
+		if r.Offset != int64(i) || !bytes.Equal(r.Value, recs[i%len(recs)].Value) {
+			t.Fatalf("record %d: offset %d value %.10q", i, r.Offset, r.Value)
+		}
+	}
+	windows := int64(appends*len(recs)/WindowOffsets + 1)
+	if n := fetches.Load(); n > appends+2 {
+		t.Fatalf("%d fetches for %d batches in %d windows: batches fetched again", n, appends, windows)
+	}
+	t.Logf("%d fetches for %d batches in %d windows", fetches.Load(), appends, windows)
 }
