@@ -209,6 +209,8 @@ type part struct {
 
 	decodedOnce sync.Once
 	dec         *decodedView // of an internal topic's partition
+
+	firsts firsts // windows holding their lookup's first rendering
 }
 
 func (f *FS) part(topic string, n int) (*part, error) {

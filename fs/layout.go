@@ -56,8 +56,9 @@ type layout struct {
 	lg  *logrus.Entry
 
 	mu    sync.Mutex
-	segs  []*segInfo // REQUIRES: mu held; by base, as of the last sync
-	dirty bool       // REQUIRES: mu held; sidecar out of date
+	segs  []*segInfo        // REQUIRES: mu held; by base, as of the last sync
+	last  []partlog.Segment // REQUIRES: mu held; the snapshot segs reconcile, nil if none
+	dirty bool              // REQUIRES: mu held; sidecar out of date
 }
 
 func newLayout(l partlog.Log, lg *logrus.Entry) *layout {
@@ -67,17 +68,28 @@ func newLayout(l partlog.Log, lg *logrus.Entry) *layout {
 }
 
 // sync reconciles the bookkeeping with a fresh snapshot. The caller must
-// call release when done reading through the snapshot.
+// call release when done reading through the snapshot. A snapshot that is
+// the very one reconciled last (a backend hands out a snapshot again only
+// while nothing in it changed, partlog) costs nothing more, so a lookup in
+// a partition of thousands of windows does not walk them; another is
+// merged with the bookkeeping in one pass by base.
 // REQUIRES: mu held.
 func (ly *layout) sync() (release func(), err error) {
 	snap, release := ly.log.Segments()
-	old := make(map[int64]*segInfo, len(ly.segs))
-	for _, s := range ly.segs {
-		old[s.base] = s
+	if sameSnapshot(snap, ly.last) {
+		return release, nil
 	}
+	ly.last = nil
 	segs := make([]*segInfo, 0, len(snap))
+	j := 0
 	for _, sg := range snap {
-		inf := old[sg.Base]
+		for j < len(ly.segs) && ly.segs[j].base < sg.Base {
+			j++
+		}
+		var inf *segInfo
+		if j < len(ly.segs) && ly.segs[j].base == sg.Base {
+			inf = ly.segs[j]
+		}
 		switch {
 		case inf == nil:
 			inf = &segInfo{base: sg.Base, id: sg.ID, start: [2]int64{-1, -1}}
@@ -99,7 +111,13 @@ func (ly *layout) sync() (release func(), err error) {
 		release()
 		return func() {}, err
 	}
+	ly.last = snap
 	return release, nil
+}
+
+// sameSnapshot reports that a and b are one snapshot (not merely equal).
+func sameSnapshot(a, b []partlog.Segment) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
 }
 
 // assignStarts gives every segment without a known start one: the end of
@@ -152,26 +170,46 @@ func (ly *layout) startAfterRemoved(prev []*segInfo, base, slot int64) [2]int64 
 // snapshot's end), extending lengths and checkpoints.
 // REQUIRES: mu held.
 func (ly *layout) scan(s *segInfo, upTo int64) error {
+	_, err := ly.scanRendering(s, upTo, nil)
+	return err
+}
+
+// scanRendering is scan that, when w is set, goes on in the same read
+// rendering the records from upTo on into w (accounting for them too). It
+// returns the lengths before the first record at or after upTo.
+// REQUIRES: mu held.
+func (ly *layout) scanRendering(s *segInfo, upTo int64, w *renderer) (before [2]int64, err error) {
 	upTo = min(upTo, s.snap.Next)
 	if s.next >= upTo {
-		return nil
+		return s.length, nil
 	}
-	err := ly.log.Read(s.snap, s.next, func(r *record.Record) bool {
+	reached, whole := false, true
+	err = ly.log.Read(s.snap, s.next, func(r *record.Record) bool {
 		if r.Offset >= upTo {
-			return false
+			if !reached {
+				reached, before = true, s.length
+			}
+			if !w.at(s.snap, r) {
+				whole = false
+				return false
+			}
 		}
 		s.add(r.Offset, plainLen(r), jsonLen(r)+1)
 		return true
 	})
 	if err != nil {
-		return fmt.Errorf("scan segment %d of %s-%d from offset %d: %w",
+		return before, fmt.Errorf("scan segment %d of %s-%d from offset %d: %w",
 			s.base, ly.log.Topic(), ly.log.Partition(), s.next, err)
 	}
-	if upTo == s.snap.Next {
-		s.next, s.size = upTo, s.snap.Size
+	if !reached {
+		before = s.length
+	}
+	w.segmentDone(s.snap)
+	if whole {
+		s.next, s.size = s.snap.Next, s.snap.Size
 	}
 	ly.dirty = true
-	return nil
+	return before, nil
 }
 
 // add accounts for the record at offset off, rendered in plain and json

@@ -25,6 +25,16 @@ func kindLen(k kind, r *record.Record) int64 {
 // posOf returns the stream position of record off (or of the next
 // surviving record when off was removed). REQUIRES: mu held, after sync.
 func (ly *layout) posOf(k kind, off int64) (int64, error) {
+	return ly.posRendering(k, off, nil)
+}
+
+// posRendering is posOf that, when w is set and finding the position reads
+// the segment holding off, goes on in that same read rendering the records
+// from off on into w (the first read of a window comes from its lookup's
+// read; no batch is read twice). w.seg is then the segment rendered from;
+// w renders nothing when the position needed no read. REQUIRES: mu held,
+// after sync.
+func (ly *layout) posRendering(k kind, off int64, w *renderer) (int64, error) {
 	i := ly.find(off)
 	s := ly.segs[i]
 	switch {
@@ -36,16 +46,17 @@ func (ly *layout) posOf(k kind, off int64) (int64, error) {
 		}
 		return ly.end(k)
 	case s.next <= off:
-		if err := ly.scan(s, off); err != nil {
+		before, err := ly.scanRendering(s, off, w)
+		if err != nil {
 			return 0, err
 		}
-		return s.start[k] + s.length[k], nil
+		return s.start[k] + before[k], nil
 	}
 	ck := s.ckptBefore(func(c ckpt) bool { return c.off > off })
 	pos := ck.pos[k]
 	err := ly.log.Read(s.snap, ck.off, func(r *record.Record) bool {
 		if r.Offset >= off {
-			return false
+			return w.at(s.snap, r)
 		}
 		pos += kindLen(k, r)
 		return true
@@ -53,6 +64,7 @@ func (ly *layout) posOf(k kind, off int64) (int64, error) {
 	if err != nil {
 		return 0, ly.readErr(s, ck.off, err)
 	}
+	w.segmentDone(s.snap)
 	return s.start[k] + pos, nil
 }
 
@@ -132,8 +144,8 @@ func readStream(l partlog.Log, k kind, cur *cursor, limit int64, o *renderOut) e
 	snap, release := l.Segments()
 	defer release()
 	i := sort.Search(len(snap), func(i int) bool { return snap[i].Base > cur.off })
-	stopped := false
-	for i = max(i-1, 0); i < len(snap) && !stopped && cur.off < limit; i++ {
+	w := renderer{k: k, cur: cur, limit: limit, o: o}
+	for i = max(i-1, 0); i < len(snap) && !w.stopped && cur.off < limit; i++ {
 		seg := snap[i]
 		if cur.off < seg.Base {
 			*cur = cursor{off: seg.Base}
@@ -141,46 +153,81 @@ func readStream(l partlog.Log, k kind, cur *cursor, limit int64, o *renderOut) e
 		if cur.off >= seg.Next {
 			continue
 		}
-		err := l.Read(seg, cur.off, func(r *record.Record) bool {
-			if r.Offset >= limit {
-				return false
-			}
-			if k == plainKind && cur.skip == 0 && o.n+len(r.Value)+1 < len(o.dst) {
-				// The common case without renderInto: a line that
-				// fits with room to spare (a tombstone adds nothing).
-				if r.Value != nil {
-					o.n += copy(o.dst[o.n:], r.Value)
-					o.dst[o.n] = '\n'
-					o.n++
-				}
-				*cur = cursor{off: r.Offset + 1}
-				return true
-			}
-			for {
-				var more bool
-				o.n, o.buf, more = renderInto(o.dst, o.n, k, r, cur, o.buf)
-				if more && o.n < len(o.dst) {
-					return true
-				}
-				// o.dst is full, or r goes on in the next buffer.
-				if o.flush == nil || !o.flush(o, *cur) {
-					stopped = true
-					return false
-				}
-				if more {
-					return true
-				}
-			}
-		})
-		if err != nil {
+		w.seg = seg
+		if err := l.Read(seg, cur.off, w.put); err != nil {
 			return fmt.Errorf("read segment %d of %s-%d at offset %d: %w",
 				seg.Base, l.Topic(), l.Partition(), cur.off, err)
 		}
-		if next := min(seg.Next, limit); !stopped && cur.off < next {
-			*cur = cursor{off: next}
-		}
+		w.segmentDone(seg)
 	}
 	return nil
+}
+
+// renderer renders the records a segment read hands it into o, from cur
+// on and below limit, advancing cur; stopped once o is full (and no flush
+// took it). seg is the last segment it rendered from.
+type renderer struct {
+	k       kind
+	cur     *cursor
+	limit   int64
+	o       *renderOut
+	stopped bool
+	seg     partlog.Segment
+}
+
+// put renders r; false when the rendering is done.
+func (w *renderer) put(r *record.Record) bool {
+	if r.Offset >= w.limit {
+		return false
+	}
+	o, cur := w.o, w.cur
+	if w.k == plainKind && cur.skip == 0 && o.n+len(r.Value)+1 < len(o.dst) {
+		// The common case without renderInto: a line that fits with
+		// room to spare (a tombstone adds nothing).
+		if r.Value != nil {
+			o.n += copy(o.dst[o.n:], r.Value)
+			o.dst[o.n] = '\n'
+			o.n++
+		}
+		*cur = cursor{off: r.Offset + 1}
+		return true
+	}
+	for {
+		var more bool
+		o.n, o.buf, more = renderInto(o.dst, o.n, w.k, r, cur, o.buf)
+		if more && o.n < len(o.dst) {
+			return true
+		}
+		// o.dst is full, or r goes on in the next buffer.
+		if o.flush == nil || !o.flush(o, *cur) {
+			w.stopped = true
+			return false
+		}
+		if more {
+			return true
+		}
+	}
+}
+
+// at is put of a record of seg reached by a position lookup; a nil
+// renderer stops the read there.
+func (w *renderer) at(seg partlog.Segment, r *record.Record) bool {
+	if w == nil {
+		return false
+	}
+	w.seg = seg
+	return w.put(r)
+}
+
+// segmentDone moves cur past the end of seg (up to limit) when the
+// rendering read seg to its end. A nil renderer does nothing.
+func (w *renderer) segmentDone(seg partlog.Segment) {
+	if w == nil || w.seg.ID != seg.ID {
+		return
+	}
+	if next := min(seg.Next, w.limit); !w.stopped && w.cur.off < next {
+		*w.cur = cursor{off: next}
+	}
 }
 
 // renderInto puts the rendering of r (from cur.skip on, when cur is at r)

@@ -1,9 +1,19 @@
 package fs
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/partfs/partfs/partlog/memlog"
 	"github.com/partfs/partfs/record"
 )
 
@@ -44,5 +54,237 @@ func TestRenderInto(t *testing.T) {
 	n, _, more := renderInto(dst, 0, jsonKind, &r, &cur, nil)
 	if !more || string(dst[:n]) != line || cur != (cursor{off: 8}) {
 		t.Errorf("json: %q more=%v cur=%+v, want %q", dst[:n], more, cur, line)
+	}
+}
+
+// windowRead resolves a window name of partition t-0 of fsys as a lookup
+// does, opens it and reads 8 KiB at 0 (head's first read) and then 64 KiB
+// after it; it returns the window's size, both reads, and whether the
+// lookup rendered a first chunk.
+func windowRead(t *testing.T, fsys *FS, byTime bool, name string) (size int64, got []byte, first bool) {
+	t.Helper()
+	p, err := fsys.part("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, spec := plainKind, name
+	if s, ok := strings.CutSuffix(name, ".jsonl"); ok {
+		k, spec = jsonKind, s
+	}
+	d := &windowDir{p: p, byTime: byTime}
+	v, fc, err := d.resolve(k, spec)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	v.lg = p.lg
+	if fc != nil {
+		p.firsts.add(v, fc)
+	}
+	if size, _, err = v.size(); err != nil {
+		t.Fatal(err)
+	}
+	fh, _, errno := v.Open(context.Background(), syscall.O_RDONLY)
+	if errno != 0 {
+		t.Fatalf("open %s: %v", name, errno)
+	}
+	h := fh.(*viewHandle)
+	defer h.Release(context.Background())
+	for _, n := range []int{8 << 10, 64 << 10} {
+		res, errno := h.Read(context.Background(), make([]byte, n), int64(len(got)))
+		if errno != 0 {
+			t.Fatalf("read %s at %d: %v", name, len(got), errno)
+		}
+		b, _ := res.Bytes(nil)
+		got = append(got, b...)
+		if r, ok := res.(*chunkReply); ok {
+			r.Done()
+		}
+	}
+	return size, got, fc != nil
+}
+
+// renderFrom renders all[i:] in kind k up to n bytes or a little more,
+// and returns the length of the whole rendering.
+func renderFrom(all []record.Record, i int, k kind, n int) (b []byte, size int64) {
+	for ; i < len(all); i++ {
+		if len(b) < n {
+			b = render(b, k, &all[i])
+		} else {
+			size += kindLen(k, &all[i])
+		}
+	}
+	return b, size + int64(len(b))
+}
+
+// TestWindowFirstRead: the first reads of @offset/N and @time/T (plain
+// and JSON) give the bytes of the records from N (from T's offset) on,
+// and the size is the rest of the stream, for N at and beside segment
+// bases, beside the records larger than a chunk, at the ends, and for
+// every form of T, both on a fresh mount (the lookup scans the segment)
+// and on one that placed everything (it reads from a checkpoint). The
+// lookup renders the first bytes itself wherever it reads the segment.
+func TestWindowFirstRead(t *testing.T) {
+	st := memlog.New(streamLogOptions)
+	t.Cleanup(func() { st.Close() })
+	l, all := fillStreamLog(t, st)
+	snap, release := l.Segments()
+	defer release()
+	index := func(off int64) int { return sort.Search(len(all), func(i int) bool { return all[i].Offset >= off }) }
+	offs := []int64{0, 1, 2, l.EndOffset() - 1, l.EndOffset()}
+	for _, s := range snap[1:] {
+		offs = append(offs, s.Base-1, s.Base, s.Base+1)
+	}
+	for i, r := range all {
+		if len(r.Value) > maxAhead {
+			offs = append(offs, all[i-1].Offset, r.Offset, r.Offset+1)
+		}
+	}
+	rng := rand.New(rand.NewSource(3))
+	for range 12 {
+		offs = append(offs, rng.Int63n(l.EndOffset()))
+	}
+	type tcase struct {
+		byTime bool
+		name   string
+		from   int // index into all of the first record
+	}
+	var cases []tcase
+	for _, off := range offs {
+		cases = append(cases, tcase{false, strconv.FormatInt(off, 10), index(off)})
+	}
+	cases = append(cases, tcase{false, "earliest", 0}, tcase{false, "latest", len(all)})
+	firstAt := func(ts int64) int {
+		for i, r := range all {
+			if r.Timestamp >= ts {
+				return i
+			}
+		}
+		return len(all)
+	}
+	now := time.UnixMilli(600_000_000_000)
+	for _, i := range []int{0, 1, 999, 1000, 30500, len(all) - 1} {
+		ts := all[i].Timestamp
+		cases = append(cases, tcase{true, strconv.FormatInt(ts, 10), firstAt(ts)},
+			tcase{true, strconv.FormatInt(ts+1, 10), firstAt(ts + 1)},
+			tcase{true, time.UnixMilli(ts).UTC().Format(time.RFC3339Nano), firstAt(ts)})
+	}
+	maxTs, maxAt := int64(-1), 0
+	for i, r := range all {
+		if r.Timestamp > maxTs {
+			maxTs, maxAt = r.Timestamp, i
+		}
+	}
+	cases = append(cases, tcase{true, "earliest", 0}, tcase{true, "latest", len(all)}, tcase{true, "max", maxAt},
+		tcase{true, "-10m", firstAt(now.Add(-10 * time.Minute).UnixMilli())}, tcase{true, "-1d2h", firstAt(now.Add(-26 * time.Hour).UnixMilli())},
+		tcase{true, "2000000000000", len(all)})
+
+	placed := New(Options{Store: st, Now: func() time.Time { return now }})
+	for _, k := range []string{"", ".jsonl"} {
+		kd := plainKind
+		if k != "" {
+			kd = jsonKind
+		}
+		rendered := 0
+		for _, c := range cases {
+			want, wantSize := renderFrom(all, c.from, kd, 72<<10)
+			for _, fsys := range []*FS{New(Options{Store: st, Now: placed.opt.Now}), placed} {
+				size, got, first := windowRead(t, fsys, c.byTime, c.name+k)
+				if size != wantSize {
+					t.Errorf("%s%s: size %d, want %d", c.name, k, size, wantSize)
+				}
+				if w := want[:min(len(want), len(got), 72<<10)]; !bytes.Equal(got, w) {
+					t.Errorf("%s%s: first reads %d bytes %.60q..., want %d bytes %.60q...", c.name, k, len(got), got, len(w), w)
+				}
+				if first {
+					rendered++
+				}
+			}
+		}
+		if rendered < len(cases) {
+			t.Errorf("%s: %d of %d lookups rendered their first bytes", kd, rendered, 2*len(cases))
+		}
+	}
+}
+
+// TestFirstChunkDroppedAfterChange: the first bytes a lookup rendered are
+// delivered after an append (the records are the same) and dropped when
+// compaction replaced their segment before the open.
+func TestFirstChunkDroppedAfterChange(t *testing.T) {
+	st := memlog.New(memlog.Options{})
+	t.Cleanup(func() { st.Close() })
+	if err := st.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.Log("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []record.Record
+	var want strings.Builder
+	for i := range 100 {
+		recs = append(recs, record.Record{Key: []byte{byte('a' + i%2)}, Value: []byte(strconv.Itoa(i))})
+		if i >= 50 {
+			fmt.Fprintf(&want, "%d\n", i)
+		}
+	}
+	if _, err := l.Append(recs); err != nil {
+		t.Fatal(err)
+	}
+	l.Roll()
+	if _, err := l.Append(recs[:1]); err != nil {
+		t.Fatal(err)
+	}
+	fsys := New(Options{Store: st})
+	p, err := fsys.part("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		change func()
+		keep   bool
+	}{{func() {}, true}, {func() { _, _ = l.Append(recs[:1]) }, true}, {func() { l.CompactSealed(false) }, false}} {
+		v, fc, err := (&windowDir{p: p}).resolve(plainKind, "50")
+		if err != nil || fc == nil || string(fc.c.data) != want.String() {
+			t.Fatalf("resolve: %v, first chunk %+v, want %q", err, fc, want.String())
+		}
+		v.lg = p.lg
+		p.firsts.add(v, fc)
+		c.change()
+		_, limit, err := v.size()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.takeFirst(limit); (got != nil) != c.keep {
+			t.Errorf("first chunk delivered: %v, want %v", got != nil, c.keep)
+		}
+	}
+}
+
+// TestWindowNameKeepsItsInode: a window name looked up again while the
+// kernel still knows it gets the same inode when it resolves to the same
+// window (else the kernel drops the entry and looks the name up a second
+// time), and a new one when it does not.
+func TestWindowNameKeepsItsInode(t *testing.T) {
+	m, _ := mountMem(t, memlog.Options{})
+	m.Sh("mkdir t && seq 1 100 >> t/0/log")
+	ino := func(name string) uint64 {
+		t.Helper()
+		st, err := os.Stat(m.Path("t/0/" + name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Sys().(*syscall.Stat_t).Ino
+	}
+	a := ino("@offset/5")
+	m.Sh("seq 101 110 >> t/0/log")
+	time.Sleep(20 * time.Millisecond) // the kernel's entry (1 ns, at least a jiffy) has timed out
+	if b := ino("@offset/5"); b != a {
+		t.Errorf("@offset/5 looked up again: inode %d, then %d", a, b)
+	}
+	if c := ino("@offset/6"); c == a {
+		t.Errorf("@offset/6 has @offset/5's inode %d", c)
+	}
+	if got := m.Sh("head -2 t/0/@offset/5"); got != "6\n7\n" {
+		t.Errorf("head -2 @offset/5 = %q", got)
 	}
 }

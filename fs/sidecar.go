@@ -15,7 +15,8 @@ import (
 //	  length[0] length[1] uvarint(nckpts) { off pos[0] pos[1] } }
 //
 // Segment IDs do not survive a remount; a loaded entry is matched to a
-// segment by base, and trusted while the segment is at least as long.
+// segment by base, and trusted while the segment is at least as long. Of
+// a partlog.RewritesUnseen log only the starts are kept.
 const (
 	sidecarName  = "fs-positions"
 	sidecarMagic = "pfpos2\n"
@@ -87,6 +88,9 @@ func decodeSidecar(b []byte) ([]*segInfo, error) {
 		if nc > 0 {
 			s.lastCk = s.ckpts[nc-1].pos
 		}
+		if len(segs) > 0 && segs[len(segs)-1].base >= s.base {
+			return nil, errSidecar // the layout keeps segments by base
+		}
 		segs = append(segs, s)
 	}
 	if r.err != nil {
@@ -104,6 +108,11 @@ func (ly *layout) load() {
 	if err == nil {
 		var segs []*segInfo
 		if segs, err = decodeSidecar(b); err == nil {
+			if ru, ok := ly.log.(partlog.RewritesUnseen); ok && ru.UnseenRewrites() {
+				for _, s := range segs {
+					s.resetContent() // the starts stand; the records are rendered again
+				}
+			}
 			ly.segs = segs
 			return
 		}

@@ -27,8 +27,9 @@ type viewNode struct {
 	rangeLen int64 // exact size of a range file
 
 	mu        sync.Mutex
-	seenLimit int64 // end offset as of the last Getattr
-	seenSize  int64 // size as of the last Getattr
+	seenLimit int64       // end offset as of the last Getattr
+	seenSize  int64       // size as of the last Getattr
+	first     *firstChunk // REQUIRES: mu held; the lookup's rendering, until an open takes it
 
 	cache viewCache // what the kernel may keep of log and log.jsonl
 }
@@ -164,11 +165,17 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 		start = n.p.log.StartOffset()
 	}
 	h := &viewHandle{n: n, size: size, limit: limit, cur: cursor{off: start}}
-	if !n.writable { // a window
-		return h, fuse.FOPEN_DIRECT_IO, 0
+	if c := n.takeFirst(limit); c != nil {
+		h.ahead, h.cur = c, c.cur
 	}
-	candidate := !writing && flags&syscall.O_TRUNC == 0
-	fl, cached := n.cache.openFlags(candidate, n.gapless)
-	h.cached = cached
+	fl := uint32(fuse.FOPEN_DIRECT_IO) // a window
+	if n.writable {
+		candidate := !writing && flags&syscall.O_TRUNC == 0
+		fl, h.cached = n.cache.openFlags(candidate, n.gapless)
+	}
+	if !writing {
+		// nothing to flush at close: the kernel then sends no FLUSH
+		fl |= fuse.FOPEN_NOFLUSH
+	}
 	return h, fl, 0
 }

@@ -47,36 +47,63 @@ func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	if s, ok := strings.CutSuffix(name, ".jsonl"); ok {
 		k, spec = jsonKind, s
 	}
-	v, err := d.resolve(k, spec)
+	v, first, err := d.resolve(k, spec)
 	if err != nil {
 		return nil, fail(lg, "lookup", err)
 	}
 	v.lg = lg
-	ch := d.NewInode(ctx, v, gofs.StableAttr{Mode: syscall.S_IFREG})
+	ch := d.GetChild(name)
+	if old, ok := nodeOf(ch); !ok || !old.sameWindow(v) {
+		ch = d.NewInode(ctx, v, gofs.StableAttr{Mode: syscall.S_IFREG})
+	} else {
+		v = old
+	}
+	if first != nil {
+		d.p.firsts.add(v, first)
+	}
 	fillEntry(ctx, ch, out)
 	volatile(out)
 	return ch, 0
 }
 
-// resolve turns "A", "A..B" (offsets or times) into a window node.
-func (d *windowDir) resolve(k kind, spec string) (*viewNode, error) {
+// nodeOf returns the window node of inode ch, if it is one.
+func nodeOf(ch *gofs.Inode) (*viewNode, bool) {
+	if ch == nil {
+		return nil, false
+	}
+	v, ok := ch.Operations().(*viewNode)
+	return v, ok
+}
+
+// sameWindow reports that w is the window n is: the kernel asks again for
+// a name it knows (its entry timed out) and keeps its inode only when the
+// answer is that inode; a new one makes it look the name up once more.
+func (n *viewNode) sameWindow(w *viewNode) bool {
+	return n.k == w.k && n.startOff == w.startOff && n.startPos == w.startPos &&
+		n.rangeEnd == w.rangeEnd && n.rangeLen == w.rangeLen
+}
+
+// resolve turns "A", "A..B" (offsets or times) into a window node and
+// the rendering of its first bytes, if its placing made one.
+func (d *windowDir) resolve(k kind, spec string) (*viewNode, *firstChunk, error) {
 	a, b, isRange := strings.Cut(spec, "..")
 	from, err := d.point(a)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	v := &viewNode{p: d.p, k: k, startOff: from, rangeEnd: -1}
 	to := int64(-1)
 	if isRange {
 		if to, err = d.point(b); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !d.byTime && to < from {
-			return nil, fmt.Errorf("range %q ends before it starts: %w", spec, partlog.ErrInvalid)
+			return nil, nil, fmt.Errorf("range %q ends before it starts: %w", spec, partlog.ErrInvalid)
 		}
 		to = max(to, from)
 	}
-	return v, d.place(v, to)
+	first, err := d.place(v, to)
+	return v, first, err
 }
 
 // point resolves one offset or time to an offset in [start, end].
@@ -106,28 +133,40 @@ func (d *windowDir) point(s string) (int64, error) {
 }
 
 // place computes the window's start position and, for a range ending at
-// offset to, its exact size.
-func (d *windowDir) place(v *viewNode, to int64) error {
+// offset to, its exact size. The read that finds the start position also
+// renders the window's first bytes: they are returned, if any.
+func (d *windowDir) place(v *viewNode, to int64) (*firstChunk, error) {
 	ly := d.p.ly
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
+	changed := d.p.log.Changed()
 	release, err := ly.sync()
 	defer release()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if v.startPos, err = ly.posOf(v.k, v.startOff); err != nil {
-		return err
-	}
+	limit := to
 	if to < 0 {
-		return nil
+		limit = ly.segs[len(ly.segs)-1].snap.Next
 	}
-	endPos, err := ly.posOf(v.k, to)
-	if err != nil {
-		return err
+	c := newChunk(firstRender)
+	w := &renderer{k: v.k, cur: &cursor{off: v.startOff}, limit: limit, o: &renderOut{dst: *c.buf}}
+	if v.startPos, err = ly.posRendering(v.k, v.startOff, w); err != nil {
+		return nil, err
 	}
-	v.rangeEnd, v.rangeLen = to, max(endPos-v.startPos, 0)
-	return nil
+	var first *firstChunk
+	if w.o.n > 0 {
+		c.data, c.cur = w.o.dst[:w.o.n], *w.cur
+		first = &firstChunk{c: c, seg: w.seg, limit: limit, changed: changed}
+	}
+	if to >= 0 {
+		endPos, err := ly.posOf(v.k, to)
+		if err != nil {
+			return nil, err
+		}
+		v.rangeEnd, v.rangeLen = to, max(endPos-v.startPos, 0)
+	}
+	return first, nil
 }
 
 // parseDecimal accepts only digits (no sign, exponent or spaces).

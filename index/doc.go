@@ -40,12 +40,6 @@ type File interface {
 	Name() string
 }
 
-// Entry sizes in bytes.
-const (
-	OffsetEntrySize = 8
-	TimeEntrySize   = 12
-)
-
 // warmBytes is the size of the warm section searched first (Kafka's
 // AbstractIndex.warmEntries: 8192 bytes of entries).
 const warmBytes = 8192

@@ -1,9 +1,6 @@
 package index
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "fmt"
 
 // OffsetIndex is a segment's .index: sparse (offset, position) entries,
 // offsets and positions strictly increasing. Safe for concurrent lookups
@@ -16,32 +13,13 @@ type OffsetIndex struct{ core }
 // and is grown to maxBytes if smaller. Pass maxBytes 0 for an inactive
 // segment. Check an existing file with SanityCheck before trusting it.
 func OpenOffsetIndex(f File, base int64, maxBytes int) (*OffsetIndex, error) {
-	x := &OffsetIndex{}
-	if err := x.open(f, base, maxBytes, OffsetEntrySize, false); err != nil {
-		return nil, err
-	}
-	return x, nil
+	return openAs[OffsetIndex](f, base, maxBytes, OffsetEntrySize, false)
 }
 
 // OpenOffsetIndexReadOnly opens an index that is never written, resized or
 // trimmed (a read-only mount, a dump).
 func OpenOffsetIndexReadOnly(f File, base int64) (*OffsetIndex, error) {
-	x := &OffsetIndex{}
-	if err := x.open(f, base, 0, OffsetEntrySize, true); err != nil {
-		return nil, err
-	}
-	return x, nil
-}
-
-// DecodeOffsetEntry decodes an 8-byte .index entry.
-func DecodeOffsetEntry(b []byte) (relOffset int32, pos int32) {
-	return int32(binary.BigEndian.Uint32(b)), int32(binary.BigEndian.Uint32(b[4:]))
-}
-
-// EncodeOffsetEntry appends an 8-byte .index entry to dst.
-func EncodeOffsetEntry(dst []byte, relOffset, pos int32) []byte {
-	dst = binary.BigEndian.AppendUint32(dst, uint32(relOffset))
-	return binary.BigEndian.AppendUint32(dst, uint32(pos))
+	return openAs[OffsetIndex](f, base, 0, OffsetEntrySize, true)
 }
 
 // Append adds an entry for offset (the last offset of an append) at the
@@ -83,82 +61,47 @@ func (x *OffsetIndex) LastOffset() int64 {
 }
 
 // IsFull reports whether no entry can be appended.
-func (x *OffsetIndex) IsFull() bool {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.entries >= x.maxEntries
-}
+func (x *OffsetIndex) IsFull() bool { return x.isFull(0) }
 
 // key returns entry i's offset. REQUIRES: mu held, loaded.
 func (x *OffsetIndex) key(i int) int64 {
-	return x.base + int64(int32(binary.BigEndian.Uint32(x.mem[i*OffsetEntrySize:])))
+	rel, _ := DecodeOffsetEntry(x.mem[i*OffsetEntrySize:])
+	return x.base + int64(rel)
 }
 
 // Lookup returns the largest entry with offset <= target, or (base, 0).
 func (x *OffsetIndex) Lookup(target int64) (offset int64, pos int32) {
-	if !x.ensureLoaded() {
-		return x.base, 0 // unreadable: the caller scans from the start
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	slot := largestLowerBound(x.entries, warmBytes/OffsetEntrySize, target, x.key)
-	if slot < 0 {
-		return x.base, 0
-	}
-	rel, p := DecodeOffsetEntry(x.entryAt(slot))
-	return x.base + int64(rel), p
+	offset = x.base
+	x.lookup(target, x.key, func(slot int) {
+		rel, p := DecodeOffsetEntry(x.entryAt(slot))
+		offset, pos = x.base+int64(rel), p
+	})
+	return offset, pos
 }
 
 // Entry returns entry i (0 <= i < Entries()).
 func (x *OffsetIndex) Entry(i int) (offset int64, pos int32, err error) {
-	if !x.ensureLoaded() {
-		return 0, 0, x.LoadErr()
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if i < 0 || i >= x.entries {
-		return 0, 0, fmt.Errorf("entry %d of %s with %d entries: %w", i, x.f.Name(), x.entries, ErrInvalidOffset)
-	}
-	rel, p := DecodeOffsetEntry(x.entryAt(i))
-	return x.base + int64(rel), p, nil
+	err = x.entry(i, func(b []byte) {
+		rel, p := DecodeOffsetEntry(b)
+		offset, pos = x.base+int64(rel), p
+	})
+	return offset, pos, err
 }
 
 // TruncateTo removes the entries with offset >= offset.
-func (x *OffsetIndex) TruncateTo(offset int64) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if err := x.loadLocked(); err != nil {
-		return err
-	}
-	slot := largestLowerBound(x.entries, warmBytes/OffsetEntrySize, offset, x.key)
-	n := slot + 1
-	if slot >= 0 && x.key(slot) == offset {
-		n = slot
-	}
-	return x.truncateToEntries(n)
-}
+func (x *OffsetIndex) TruncateTo(offset int64) error { return x.truncateAt(offset, x.key) }
 
 // SanityCheck verifies every entry: offsets strictly increasing and not
 // below the base, positions strictly increasing and below logSize (the
 // .log's size), and a file length that is a whole number of entries.
 func (x *OffsetIndex) SanityCheck(logSize int64) error {
-	if !x.ensureLoaded() {
-		return x.LoadErr()
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if err := x.checkLength(); err != nil {
-		return err
-	}
 	prevRel, prevPos := int32(-1), int32(-1)
-	for i := 0; i < x.entries; i++ {
-		rel, pos := DecodeOffsetEntry(x.entryAt(i))
-		if reason := checkOffsetEntry(rel, pos, prevRel, prevPos, logSize); reason != "" {
-			return corrupt(x.f.Name(), i, int64(i*OffsetEntrySize), reason)
-		}
+	return x.sanityCheck(func(b []byte) string {
+		rel, pos := DecodeOffsetEntry(b)
+		reason := checkOffsetEntry(rel, pos, prevRel, prevPos, logSize)
 		prevRel, prevPos = rel, pos
-	}
-	return nil
+		return reason
+	})
 }
 
 // checkOffsetEntry validates one entry against its predecessor.
@@ -174,16 +117,4 @@ func checkOffsetEntry(rel, pos, prevRel, prevPos int32, logSize int64) string {
 		return fmt.Sprintf("position %d not above previous %d", pos, prevPos)
 	}
 	return ""
-}
-
-// checkLength verifies the file length is whole entries. REQUIRES: mu held.
-func (c *core) checkLength() error {
-	fi, err := c.f.Stat()
-	if err != nil {
-		return fmt.Errorf("stat index %s: %w", c.f.Name(), err)
-	}
-	if fi.Size()%int64(c.entrySize) != 0 {
-		return corrupt(c.f.Name(), c.entries, fi.Size(), fmt.Sprintf("file size %d is not a multiple of %d", fi.Size(), c.entrySize))
-	}
-	return nil
 }

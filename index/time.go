@@ -1,9 +1,6 @@
 package index
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "fmt"
 
 // TimeIndex is a segment's .timeindex: sparse (timestamp, offset) entries,
 // timestamps strictly increasing, offsets nondecreasing. It counts as full
@@ -13,31 +10,12 @@ type TimeIndex struct{ core }
 // OpenTimeIndex opens the .timeindex in f; maxBytes as for OpenOffsetIndex
 // (rounded down to 12: 10 MiB gives 10 485 756 bytes).
 func OpenTimeIndex(f File, base int64, maxBytes int) (*TimeIndex, error) {
-	x := &TimeIndex{}
-	if err := x.open(f, base, maxBytes, TimeEntrySize, false); err != nil {
-		return nil, err
-	}
-	return x, nil
+	return openAs[TimeIndex](f, base, maxBytes, TimeEntrySize, false)
 }
 
 // OpenTimeIndexReadOnly opens a time index that is never changed.
 func OpenTimeIndexReadOnly(f File, base int64) (*TimeIndex, error) {
-	x := &TimeIndex{}
-	if err := x.open(f, base, 0, TimeEntrySize, true); err != nil {
-		return nil, err
-	}
-	return x, nil
-}
-
-// DecodeTimeEntry decodes a 12-byte .timeindex entry.
-func DecodeTimeEntry(b []byte) (timestamp int64, relOffset int32) {
-	return int64(binary.BigEndian.Uint64(b)), int32(binary.BigEndian.Uint32(b[8:]))
-}
-
-// EncodeTimeEntry appends a 12-byte .timeindex entry to dst.
-func EncodeTimeEntry(dst []byte, timestamp int64, relOffset int32) []byte {
-	dst = binary.BigEndian.AppendUint64(dst, uint64(timestamp))
-	return binary.BigEndian.AppendUint32(dst, uint32(relOffset))
+	return openAs[TimeIndex](f, base, 0, TimeEntrySize, true)
 }
 
 // lastEntry returns the last entry or (-1, base). REQUIRES: mu held.
@@ -58,11 +36,7 @@ func (x *TimeIndex) LastEntry() (timestamp, offset int64) {
 
 // IsFull reports whether the index holds maxEntries-1 entries (the last
 // slot is kept for the roll/close entry).
-func (x *TimeIndex) IsFull() bool {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.entries >= x.maxEntries-1
-}
+func (x *TimeIndex) IsFull() bool { return x.isFull(1) }
 
 // MaybeAppend adds (timestamp, offset) if timestamp is larger than the
 // last entry's (Kafka's TimeIndex.maybeAppend): an offset below the last
@@ -100,80 +74,49 @@ func (x *TimeIndex) MaybeAppend(timestamp, offset int64, skipFullCheck bool) err
 
 // tsKey returns entry i's timestamp. REQUIRES: mu held, loaded.
 func (x *TimeIndex) tsKey(i int) int64 {
-	return int64(binary.BigEndian.Uint64(x.mem[i*TimeEntrySize:]))
+	ts, _ := DecodeTimeEntry(x.mem[i*TimeEntrySize:])
+	return ts
 }
 
 // offKey returns entry i's offset. REQUIRES: mu held, loaded.
 func (x *TimeIndex) offKey(i int) int64 {
-	return x.base + int64(int32(binary.BigEndian.Uint32(x.mem[i*TimeEntrySize+8:])))
+	_, rel := DecodeTimeEntry(x.mem[i*TimeEntrySize:])
+	return x.base + int64(rel)
 }
 
 // Lookup returns the largest entry with timestamp <= target, or
 // (-1, base offset) if none.
 func (x *TimeIndex) Lookup(target int64) (timestamp, offset int64) {
-	if !x.ensureLoaded() {
-		return -1, x.base // unreadable: the caller scans from the start
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	slot := largestLowerBound(x.entries, warmBytes/TimeEntrySize, target, x.tsKey)
-	if slot < 0 {
-		return -1, x.base
-	}
-	return x.tsKey(slot), x.offKey(slot)
+	timestamp, offset = -1, x.base
+	x.lookup(target, x.tsKey, func(slot int) {
+		timestamp, offset = x.tsKey(slot), x.offKey(slot)
+	})
+	return timestamp, offset
 }
 
 // Entry returns entry i (0 <= i < Entries()).
 func (x *TimeIndex) Entry(i int) (timestamp, offset int64, err error) {
-	if !x.ensureLoaded() {
-		return 0, 0, x.LoadErr()
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if i < 0 || i >= x.entries {
-		return 0, 0, fmt.Errorf("entry %d of %s with %d entries: %w", i, x.f.Name(), x.entries, ErrInvalidOffset)
-	}
-	return x.tsKey(i), x.offKey(i), nil
+	err = x.entry(i, func(b []byte) {
+		ts, rel := DecodeTimeEntry(b)
+		timestamp, offset = ts, x.base+int64(rel)
+	})
+	return timestamp, offset, err
 }
 
 // TruncateTo removes the entries with offset >= offset.
-func (x *TimeIndex) TruncateTo(offset int64) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if err := x.loadLocked(); err != nil {
-		return err
-	}
-	slot := largestLowerBound(x.entries, warmBytes/TimeEntrySize, offset, x.offKey)
-	n := slot + 1
-	if slot >= 0 && x.offKey(slot) == offset {
-		// Offsets may repeat: drop every entry at offset.
-		for n = slot; n > 0 && x.offKey(n-1) == offset; n-- {
-		}
-	}
-	return x.truncateToEntries(n)
-}
+func (x *TimeIndex) TruncateTo(offset int64) error { return x.truncateAt(offset, x.offKey) }
 
 // SanityCheck verifies every entry: timestamps strictly increasing,
 // offsets nondecreasing, not below the base and below nextOffset (the
 // segment's next offset; pass -1 to skip that bound), and whole entries.
 func (x *TimeIndex) SanityCheck(nextOffset int64) error {
-	if !x.ensureLoaded() {
-		return x.LoadErr()
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if err := x.checkLength(); err != nil {
-		return err
-	}
-	prevTs, prevRel := int64(-1), int32(0)
-	for i := 0; i < x.entries; i++ {
-		ts, rel := DecodeTimeEntry(x.entryAt(i))
-		if reason := checkTimeEntry(ts, rel, prevTs, prevRel, i, x.base, nextOffset); reason != "" {
-			return corrupt(x.f.Name(), i, int64(i*TimeEntrySize), reason)
-		}
-		prevTs, prevRel = ts, rel
-	}
-	return nil
+	i, prevTs, prevRel := 0, int64(-1), int32(0)
+	return x.sanityCheck(func(b []byte) string {
+		ts, rel := DecodeTimeEntry(b)
+		reason := checkTimeEntry(ts, rel, prevTs, prevRel, i, x.base, nextOffset)
+		i, prevTs, prevRel = i+1, ts, rel
+		return reason
+	})
 }
 
 // checkTimeEntry validates one time entry against its predecessor.

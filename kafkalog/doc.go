@@ -6,7 +6,8 @@
 // It owns the client side of the protocol that the tree needs: metadata
 // (leaders and topic IDs, refreshed on a leader change), fetches decoded by
 // package record with read_committed filtering (control batches and the
-// response's aborted transactions), ListOffsets for earliest, latest, max
+// response's aborted transactions; what an answer holds past the window
+// it was fetched for starts the next window's Read), ListOffsets for earliest, latest, max
 // and timestamps, DescribeLogDirs for sizes, DescribeConfigs and
 // IncrementalAlterConfigs (validate-only first), CreateTopics and
 // CreatePartitions, and an idempotent producer of its own: one appender per
@@ -30,9 +31,15 @@
 // st_size, `tail`, `dd skip=`, `@offset/N`) reads at most one window of
 // records, whatever the partition's length. The space between a window's
 // rendered end and the next window's start is a gap, as compaction leaves
-// in a local log. fs keeps what it placed and rendered in sidecars, which
+// in a local log. fs keeps where it placed each window in sidecars, which
 // this package stores in the cache directory (one file per partition and
-// name), so positions hold across remounts. A window's ID changes when
+// name), so positions hold across remounts. The cluster compacts and
+// deletes records while nothing is mounted, with no trace in a window's
+// offsets, so after a remount fs renders a window's records again before
+// it reads inside it (partlog.RewritesUnseen): a window rewritten in the
+// meantime closes up inside its range, and no other window moves. No
+// fingerprint kept in the cache could spare that read: telling whether a
+// window's records changed means fetching them. A window's ID changes when
 // the log start offset moves into it (retention), when an append to it
 // did not land as one run, and when a read from the window's first offset
 // finds its batches changed (compaction inside it): each such read hashes

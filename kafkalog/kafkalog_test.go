@@ -5,6 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -398,4 +403,134 @@ func segmentsOf(l partlog.Log) []partlog.Segment {
 	segs, release := l.Segments()
 	defer release()
 	return segs
+}
+
+// TestCacheFiles: a sidecar comes back as saved; a cache file that is
+// damaged, cut short, of another topic, a symbolic link or a FIFO is
+// discarded with a log line (ErrNotFound), and saving over a link
+// replaces the link, not what it points to.
+func TestCacheFiles(t *testing.T) {
+	lg := testutil.NewLogger()
+	cache := t.TempDir()
+	s := open(t, cluster(t), func(o *Options) { o.CacheDir, o.Logger = cache, lg.Entry })
+	for _, topic := range []string{"a", "b"} {
+		if err := s.CreateTopic(topic); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := s.Partition("a", 0)
+	b, _ := s.Partition("b", 0)
+	data := []byte("positions\x00\x01\x02")
+	if err := a.SaveSidecar("pos", data); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.LoadSidecar("pos"); err != nil || string(got) != string(data) {
+		t.Fatalf("LoadSidecar = %q, %v; saved %q", got, err, data)
+	}
+	file := filepath.Join(cache, "a-0.pos")
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.WriteFile(other, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)-1] ^= 1
+	damage := map[string]func(string) error{
+		"damaged":   func(p string) error { return os.WriteFile(p, flipped, 0o600) },
+		"cut short": func(p string) error { return os.WriteFile(p, good[:len(good)-1], 0o600) },
+		"empty":     func(p string) error { return os.WriteFile(p, nil, 0o600) },
+		"a symlink": func(p string) error { return os.Symlink(other, p) },
+		"a FIFO":    func(p string) error { return syscall.Mkfifo(p, 0o600) },
+	}
+	for what, mk := range damage {
+		_ = os.Remove(file)
+		if err := mk(file); err != nil {
+			t.Fatal(err)
+		}
+		logged := strings.Count(lg.Buf.String(), "cache file discarded")
+		done := make(chan struct{})
+		var got []byte
+		go func() {
+			defer close(done)
+			got, err = a.LoadSidecar("pos")
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: LoadSidecar blocks", what)
+		}
+		if !errors.Is(err, partlog.ErrNotFound) || got != nil {
+			t.Errorf("%s cache file: LoadSidecar = %q, %v; want ErrNotFound", what, got, err)
+		}
+		if strings.Count(lg.Buf.String(), "cache file discarded") != logged+1 {
+			t.Errorf("%s cache file: no log line", what)
+		}
+	}
+	// a link is replaced by a save, and what it points to is left alone
+	_ = os.Remove(file)
+	if err := os.Symlink(other, file); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SaveSidecar("pos", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(file); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("after a save over a link: %v, %v", fi, err)
+	}
+	if b, _ := os.ReadFile(other); string(b) != string(good) {
+		t.Fatal("a save through a link changed the file it points to")
+	}
+	// another topic's file under this partition's name
+	if err := os.WriteFile(filepath.Join(cache, "b-0.pos"), good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.LoadSidecar("pos"); !errors.Is(err, partlog.ErrNotFound) {
+		t.Errorf("topic a's cache file read as topic b's: %q, %v", got, err)
+	}
+}
+
+// TestSequentialReadFetchesOnce: batches that span two windows (5,000
+// records, windows of 4,096 offsets) are fetched once by a reader going
+// through the windows in order: a window's Read starts with what the
+// previous one fetched past its end. Every record comes once, in order.
+func TestSequentialReadFetchesOnce(t *testing.T) {
+	c := cluster(t)
+	s := open(t, c)
+	if err := s.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := s.Partition("t", 0)
+	recs := make([]record.Record, 5000)
+	for i := range recs {
+		recs[i].Value = []byte(fmt.Sprintf("%06d %0110d", i, 0))
+	}
+	const appends = 40
+	for i := 0; i < appends; i++ {
+		if _, err := l.Append(recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var fetches atomic.Int64
+	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		fetches.Add(1)
+		return nil, nil, false
+	})
+	got := readAll(t, l)
+	if len(got) != appends*len(recs) {
+		t.Fatalf("%d records, want %d", len(got), appends*len(recs))
+	}
+	for i, r := range got {
+		if r.Offset != int64(i) || !bytes.Equal(r.Value, recs[i%len(recs)].Value) {
+			t.Fatalf("record %d: offset %d value %.10q", i, r.Offset, r.Value)
+		}
+	}
+	windows := int64(appends*len(recs)/WindowOffsets + 1)
+	if n := fetches.Load(); n > appends+2 {
+		t.Fatalf("%d fetches for %d batches in %d windows: batches fetched again", n, appends, windows)
+	}
+	t.Logf("%d fetches for %d batches in %d windows", fetches.Load(), appends, windows)
 }

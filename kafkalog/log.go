@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
-	"github.com/partfs/partfs/vfs"
 )
 
 // WindowOffsets is the number of offsets one window (segment) spans.
@@ -57,7 +54,10 @@ type Log struct {
 	w appender // one writer at a time (produce.go)
 }
 
-var _ partlog.Log = (*Log)(nil)
+var (
+	_ partlog.Log            = (*Log)(nil)
+	_ partlog.RewritesUnseen = (*Log)(nil)
+)
 
 func newLog(s *Store, topic string, n int32) *Log {
 	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]winCount{}, marks: map[int64][]mark{}}
@@ -186,6 +186,11 @@ func (l *Log) OffsetForTime(ts int64) (int64, error) {
 	}
 	return off, nil
 }
+
+// UnseenRewrites is true: the cluster compacts and deletes records while
+// nothing is mounted, and a window's Size counts offsets, so fs renders a
+// window again after a remount (partlog.RewritesUnseen).
+func (l *Log) UnseenRewrites() bool { return true }
 
 // Sync does nothing: an append returns once the cluster acknowledged it
 // (acks=all).
@@ -317,33 +322,4 @@ func (l *Log) size() int64 {
 		return nil
 	})
 	return size
-}
-
-// sidecarPath is where sidecar name of this partition lives in the cache
-// directory.
-func (l *Log) sidecarPath(name string) string {
-	return filepath.Join(l.s.opt.CacheDir, fmt.Sprintf("%s-%d.%s", l.topic, l.part, name))
-}
-
-// LoadSidecar reads a sidecar from the cache directory.
-func (l *Log) LoadSidecar(name string) ([]byte, error) {
-	if err := partlog.CheckSidecarName(name); err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(l.sidecarPath(name))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrNotFound)
-	}
-	return b, err
-}
-
-// SaveSidecar writes a sidecar to the cache directory durably.
-func (l *Log) SaveSidecar(name string, data []byte) error {
-	if err := partlog.CheckSidecarName(name); err != nil {
-		return err
-	}
-	if l.s.opt.ReadOnly {
-		return fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrReadOnly)
-	}
-	return vfs.WriteFileDurable(vfs.Default, l.sidecarPath(name), data)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/vfs"
 )
 
 // Store is a Kafka cluster as a partlog.Store.
@@ -23,6 +24,9 @@ type Store struct {
 	cl   *kgo.Client
 	adm  *kadm.Client
 	meta metadata
+	// cache is the cache directory, reached without symbolic links
+	cache vfs.FS
+	rest  restCache // parts of fetch answers past their windows (rest.go)
 
 	mu     sync.Mutex
 	logs   map[partKey]*Log      // REQUIRES: mu held
@@ -70,6 +74,7 @@ func Open(opt Options) (*Store, error) {
 		cl.Close()
 		return nil, fmt.Errorf("cache directory: %w", err)
 	}
+	s.cache = vfs.Beneath(s.opt.CacheDir)
 	return s, nil
 }
 

@@ -17,7 +17,12 @@
 //     CreateTime) the timestamp given.
 //   - Segments. A snapshot is at least one segment, oldest first, with
 //     strictly increasing Base, seg[i].Next <= seg[i+1].Base, and the last
-//     Next equal to the EndOffset as of the snapshot. ID is never 0. While a
+//     Next equal to the EndOffset as of the snapshot. A snapshot is never
+//     modified once returned; a backend may return the same one again
+//     (the same slice) while nothing in it changed, and only then, so a
+//     consumer that meets a snapshot it has seen skips reconciling it (a
+//     cluster's snapshot of a long partition holds thousands of windows).
+//     ID is never 0. While a
 //     segment keeps its Base and ID, the records below an earlier snapshot's
 //     Next never change and Next and Size never decrease; rewriting its
 //     content (compaction, truncation) gives it a new ID. The records of a
@@ -27,6 +32,14 @@
 //     measure of the range's content that obeys them, and its Slot places
 //     each range on a fixed lattice of positions, so that fs places a range
 //     without reading those before it.
+//   - Reopen. IDs need not survive a reopen of the store: fs matches what
+//     it kept of a segment (in a sidecar) by Base, and trusts what it
+//     rendered of it while Next and Size are no smaller than they were. So
+//     a segment rewritten in place (compaction, also while the store was
+//     closed) must come back with a smaller Size; a Log that cannot
+//     promise that (a cluster compacts while nothing is mounted, and a
+//     window's Size counts offsets) is a RewritesUnseen, and fs keeps only
+//     where its segments' ranges start and renders their records again.
 //   - Reads. Read yields the records of a snapshot segment with offsets in
 //     [max(from, Base), Next), ascending, and only what a read_committed
 //     consumer sees: no control records, no records of aborted transactions.
@@ -46,10 +59,10 @@
 //     ErrTooLarge (and nothing appended); any change on a read-only store:
 //     ErrReadOnly.
 //
-// Optional capabilities are the interfaces LineAppender and SegmentFiler
-// (of a Log), SegmentFileDuper (of a SegmentFile) and PartitionLister (of
-// a Store); fs/ uses them where a backend has them and reaches nothing
-// else of it.
+// Optional capabilities are the interfaces LineAppender, SegmentFiler and
+// RewritesUnseen (of a Log), SegmentFileDuper (of a SegmentFile) and
+// PartitionLister (of a Store); fs/ uses them where a backend has them and
+// reaches nothing else of it.
 package partlog
 
 import (
@@ -203,6 +216,17 @@ type Stats struct {
 	DirtyRatio        float64
 	CleanupPolicy     string
 	CompressionType   string
+}
+
+// RewritesUnseen is a Log whose segments may have been rewritten while
+// the store was closed with no trace in their Base, Next or Size.
+// UnseenRewrites returns true for such a Log: across a reopen fs keeps
+// where each segment's ranges start (positions outside a rewritten
+// segment do not move) and renders the records of each segment again
+// before it places or reads one inside it, so a rewritten segment's
+// records close up inside its range.
+type RewritesUnseen interface {
+	UnseenRewrites() bool
 }
 
 // PartitionLister is a Store whose topics may lack some of the partitions

@@ -4,11 +4,16 @@
 // no page cache: direct_io, as partfs's writes and first reads; xattrs
 // off).
 //
-//	baseline BACKINGFILE MOUNTPOINT   serves MOUNTPOINT/file until SIGTERM/SIGINT
+//	baseline [-entry-timeout D] BACKINGFILE MOUNTPOINT   serves MOUNTPOINT/file until SIGTERM/SIGINT
+//
+// -entry-timeout is how long the kernel keeps the name "file" (go-fuse's
+// default when unset); 0 makes every open look it up, as partfs's
+// @offset/N and @time/T names are.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -76,12 +81,14 @@ func (n *file) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttr
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: baseline BACKINGFILE MOUNTPOINT")
+	entry := flag.Duration("entry-timeout", -1, "kernel entry timeout of the file's name (negative: go-fuse's default)")
+	flag.Parse()
+	if flag.NArg() != 2 {
+		fmt.Fprintln(os.Stderr, "usage: baseline [-entry-timeout D] BACKINGFILE MOUNTPOINT")
 		os.Exit(2)
 	}
 	var err error
-	backing, err = os.OpenFile(os.Args[1], os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	backing, err = os.OpenFile(flag.Arg(0), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -91,10 +98,14 @@ func main() {
 	// size asked for (8 MiB, which go-fuse lowers to what the kernel
 	// allows, max_pages_limit pages: 1 MiB by default), read-ahead and
 	// capabilities.
-	srv, err := gofs.Mount(os.Args[2], &root{}, &gofs.Options{AttrTimeout: &zero, MountOptions: fuse.MountOptions{
+	opts := &gofs.Options{AttrTimeout: &zero, MountOptions: fuse.MountOptions{
 		Options: []string{"default_permissions"}, DisableXAttrs: true, DirectMountStrict: true,
 		MaxWrite: 8 << 20, MaxReadAhead: 1 << 20, ExplicitDataCacheControl: true,
-		DisabledCapabilities: fuse.CAP_ASYNC_READ, Name: "baseline"}})
+		DisabledCapabilities: fuse.CAP_ASYNC_READ, Name: "baseline"}}
+	if *entry >= 0 {
+		opts.EntryTimeout = entry
+	}
+	srv, err := gofs.Mount(flag.Arg(1), &root{}, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+
+	bu "github.com/partfs/partfs/bench/internal/benchutil"
 )
 
 // segmentsRead: `cat segments/*.log > /dev/null` against `cat` of the same
@@ -15,17 +17,17 @@ func segmentsRead(mnt, data string) {
 	files, _ := filepath.Glob(direct)
 	var size int64
 	for _, f := range files {
-		size += fileSize(f)
+		size += bu.FileSize(f)
 	}
-	sh("cat " + direct + " > /dev/null; cat " + mounted + " > /dev/null")
+	bu.Sh("cat " + direct + " > /dev/null; cat " + mounted + " > /dev/null")
 	var dm, mm, ratio []float64
-	for i := 0; i < max(*rounds, 1); i++ {
-		d := sh("cat " + direct + " > /dev/null")
-		m := sh("cat " + mounted + " > /dev/null")
-		dm, mm, ratio = append(dm, mbps(size, d)), append(mm, mbps(size, m)), append(ratio, d.Seconds()/m.Seconds())
+	for i := 0; i < bu.Rounds(); i++ {
+		d := bu.Sh("cat " + direct + " > /dev/null")
+		m := bu.Sh("cat " + mounted + " > /dev/null")
+		dm, mm, ratio = append(dm, bu.MBps(size, d)), append(mm, bu.MBps(size, m)), append(ratio, d.Seconds()/m.Seconds())
 	}
 	fmt.Printf("%-44s %8.0f MB/s  %.2fx of cat in the data directory (%.0f MB/s; target >= 0.8x)\n",
-		"partfs: cat segments/*.log > /dev/null", median(mm), median(ratio), median(dm))
+		"partfs: cat segments/*.log > /dev/null", bu.Median(mm), bu.Median(ratio), bu.Median(dm))
 }
 
 // rereadLog: a first `cat log > /dev/null` on a fresh mount (nothing of
@@ -35,14 +37,14 @@ func segmentsRead(mnt, data string) {
 func rereadLog(mnt, data string) {
 	log := mnt + "/t/0/log"
 	var first, second, ratio []float64
-	for i := 0; i < max(*rounds, 1); i++ {
-		cmd := daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
-		size := fileSize(log)
-		a := sh("cat " + log + " > /dev/null")
-		b := sh("cat " + log + " > /dev/null")
-		stop(cmd)
-		first, second, ratio = append(first, mbps(size, a)), append(second, mbps(size, b)), append(ratio, a.Seconds()/b.Seconds())
+	for i := 0; i < bu.Rounds(); i++ {
+		cmd := mountPartfs(data, mnt)
+		size := bu.FileSize(log)
+		a := bu.Sh("cat " + log + " > /dev/null")
+		b := bu.Sh("cat " + log + " > /dev/null")
+		cmd.Stop()
+		first, second, ratio = append(first, bu.MBps(size, a)), append(second, bu.MBps(size, b)), append(ratio, a.Seconds()/b.Seconds())
 	}
 	fmt.Printf("%-44s %8.0f MB/s  %.2fx of the first read (%.0f MB/s; target >= 2x)\n",
-		"partfs: second cat log > /dev/null", median(second), median(ratio), median(first))
+		"partfs: second cat log > /dev/null", bu.Median(second), bu.Median(ratio), bu.Median(first))
 }

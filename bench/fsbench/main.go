@@ -8,45 +8,43 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	bu "github.com/partfs/partfs/bench/internal/benchutil"
 )
 
 var (
-	partfsBin   = flag.String("partfs", "bin/partfs", "partfs binary")
 	baselineBin = flag.String("baseline", "bin/fsbench-baseline", "baseline binary")
-	work        = flag.String("work", "", "work directory (default: a new temp dir)")
 	sizeMiB     = flag.Int("size", 1024, "MiB of input lines")
 	lineBytes   = flag.Int("line", 120, "bytes per input line, newline included (at least 12)")
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")
 	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
-	rounds      = flag.Int("rounds", 10, "throughput rounds, baseline and partfs alternately (medians reported)")
+	only        = flag.String("only", "", `"head": only the lookup figures (the input written once, untimed)`)
 )
 
 func main() {
 	flag.Parse()
-	dir := *work
-	if dir == "" {
-		var err error
-		if dir, err = os.MkdirTemp("", "fsbench"); err != nil {
-			die(err)
-		}
-		defer os.RemoveAll(dir)
-	}
+	dir, cleanup := bu.WorkDir("fsbench")
+	defer cleanup()
 	in := filepath.Join(dir, "input.txt")
-	lines := genInput(in, int64(*sizeMiB)<<20)
-	size := fileSize(in)
+	lines, size := genInput(in, int64(*sizeMiB)<<20)
 	fmt.Printf("input: %d lines of %d bytes (newline included), %.2f GiB\n", lines, *lineBytes, float64(size)/(1<<30))
 
+	if *only == "head" {
+		partfsThroughput(dir, in, size)
+		cmd := mountPartfs(filepath.Join(dir, "data"), filepath.Join(dir, "pmnt"))
+		headLatency(dir, in, lines)
+		cmd.Stop()
+		return
+	}
 	runThroughput(dir, in, size)
 	runPartfs(dir, in, size, lines)
 }
@@ -55,7 +53,7 @@ func main() {
 // see the same machine load, and prints each round and the medians.
 func runThroughput(dir, in string, size int64) {
 	var bw, br, pw, pr, pj, rw, rr, rj []float64
-	for i := 0; i < max(*rounds, 1); i++ {
+	for i := 0; i < bu.Rounds(); i++ {
 		w, r := runBaseline(dir, in, size)
 		bw, br = append(bw, w), append(br, r)
 		w2, r2, j := partfsThroughput(dir, in, size)
@@ -65,99 +63,38 @@ func runThroughput(dir, in string, size int64) {
 			i+1, w, r, w2, r2, j, w2/w, r2/r, j/r)
 	}
 	fmt.Printf("medians of %d rounds (ratio: median of the rounds' ratios):\n", len(bw))
-	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat >> file (write)", median(bw))
-	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat file > /dev/null (read)", median(br))
-	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat >> log (write)", median(pw), median(rw))
-	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat log > /dev/null", median(pr), median(rr))
-	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat log.jsonl > /dev/null", median(pj), median(rj))
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func die(err error) {
-	fmt.Fprintln(os.Stderr, "fsbench:", err)
-	os.Exit(1)
+	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat >> file (write)", bu.Median(bw))
+	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat file > /dev/null (read)", bu.Median(br))
+	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat >> log (write)", bu.Median(pw), bu.Median(rw))
+	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat log > /dev/null", bu.Median(pr), bu.Median(rr))
+	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat log.jsonl > /dev/null", bu.Median(pj), bu.Median(rj))
 }
 
 // genInput writes -line-byte lines ("%010d", filler, newline) up to n
-// bytes.
-func genInput(path string, n int64) int64 {
-	f, err := os.Create(path)
-	if err != nil {
-		die(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	width := max(*lineBytes, 12)
-	filler := strings.Repeat("abcdefghij", width/10+1)[:width-11]
-	var i int64
-	for ; i*int64(width) < n; i++ {
-		fmt.Fprintf(w, "%010d%s\n", i, filler)
-	}
-	if err := w.Flush(); err != nil {
-		die(err)
-	}
-	f.Close()
-	return i
-}
-
-func fileSize(p string) int64 {
-	st, err := os.Stat(p)
-	if err != nil {
-		die(err)
-	}
-	return st.Size()
-}
-
-func sh(script string) time.Duration {
-	start := time.Now()
-	out, err := exec.Command("bash", "-c", script).CombinedOutput()
-	if err != nil {
-		die(fmt.Errorf("%s: %v: %s", script, err, out))
-	}
-	return time.Since(start)
-}
-
-func mbps(n int64, d time.Duration) float64 { return float64(n) / d.Seconds() / 1e6 }
-
-// daemon starts a mount daemon and waits for the mount.
-func daemon(mnt string, args ...string) *exec.Cmd {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stderr, cmd.Stdout = os.Stderr, nil
-	if err := cmd.Start(); err != nil {
-		die(err)
-	}
-	for i := 0; i < 600; i++ {
-		b, _ := os.ReadFile("/proc/mounts")
-		if strings.Contains(string(b), " "+mnt+" fuse") {
-			return cmd
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	die(fmt.Errorf("%s did not mount", mnt))
-	return nil
-}
-
-func stop(cmd *exec.Cmd) {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
+// bytes and returns how many lines and bytes it wrote.
+func genInput(path string, n int64) (lines, size int64) {
+	width := int64(max(*lineBytes, 12))
+	filler := strings.Repeat("abcdefghij", int(width)/10+1)[:width-11]
+	lines = (n + width - 1) / width
+	return lines, bu.WriteLines(path, lines, func(b []byte, i int64) []byte {
+		return fmt.Appendf(b, "%010d%s", i, filler)
+	})
 }
 
 func runBaseline(dir, in string, size int64) (w, r float64) {
 	mnt := filepath.Join(dir, "bmnt")
-	_ = os.MkdirAll(mnt, 0o755)
 	backing := filepath.Join(dir, "backing")
-	cmd := daemon(mnt, *baselineBin, backing, mnt)
-	defer func() { stop(cmd); os.Remove(backing) }()
-	w = mbps(size, sh("cat "+in+" >> "+mnt+"/file"))
-	r = mbps(size, sh("cat "+mnt+"/file > /dev/null"))
+	cmd := bu.Mount(mnt, *baselineBin, backing, mnt)
+	defer func() { cmd.Stop(); os.Remove(backing) }()
+	w = bu.MBps(size, bu.Sh("cat "+in+" >> "+mnt+"/file"))
+	r = bu.MBps(size, bu.Sh("cat "+mnt+"/file > /dev/null"))
 	return w, r
+}
+
+// mountPartfs mounts data on mnt with the partfs daemon.
+func mountPartfs(data, mnt string) *bu.Daemon {
+	_ = os.MkdirAll(data, 0o755)
+	return bu.Mount(mnt, *bu.PartfsBin, "mount", "--log-level", "warn", data, mnt)
 }
 
 // partfsThroughput mounts a fresh data directory, appends the input to
@@ -165,90 +102,170 @@ func runBaseline(dir, in string, size int64) (w, r float64) {
 func partfsThroughput(dir, in string, size int64) (w, r, j float64) {
 	mnt, data := filepath.Join(dir, "pmnt"), filepath.Join(dir, "data")
 	_ = os.RemoveAll(data)
-	_ = os.MkdirAll(mnt, 0o755)
-	_ = os.MkdirAll(data, 0o755)
-	cmd := daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
-	defer stop(cmd)
-	sh("mkdir " + mnt + "/t")
+	cmd := mountPartfs(data, mnt)
+	defer cmd.Stop()
+	bu.Sh("mkdir " + mnt + "/t")
 	log := mnt + "/t/0/log"
-	w = mbps(size, sh("cat "+in+" >> "+log))
-	r = mbps(size, sh("cat "+log+" > /dev/null"))
+	w = bu.MBps(size, bu.Sh("cat "+in+" >> "+log))
+	r = bu.MBps(size, bu.Sh("cat "+log+" > /dev/null"))
 	// Timed like the other reads (into /dev/null, no pipe); the byte
 	// count comes from a second, untimed read, checked against st_size.
-	d := sh("cat " + log + ".jsonl > /dev/null")
-	jsize := countBytes(log + ".jsonl")
+	d := bu.Sh("cat " + log + ".jsonl > /dev/null")
+	jsize := bu.ShInt("cat " + log + ".jsonl | wc -c")
 	if st, err := os.Stat(log + ".jsonl"); err != nil || st.Size() != jsize {
-		die(fmt.Errorf("log.jsonl: %d bytes read, stat says %v (%v)", jsize, st, err))
+		bu.Die(fmt.Errorf("log.jsonl: %d bytes read, stat says %v (%v)", jsize, st, err))
 	}
-	return w, r, mbps(jsize, d)
+	return w, r, bu.MBps(jsize, d)
 }
 
 // runPartfs measures latencies on the log the last throughput round
 // wrote, then a clean remount and the idle RSS.
 func runPartfs(dir, in string, size, lines int64) {
 	mnt, data := filepath.Join(dir, "pmnt"), filepath.Join(dir, "data")
-	cmd := daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
+	cmd := mountPartfs(data, mnt)
 	log := mnt + "/t/0/log"
 	segmentsRead(mnt, data)
-	headLatency(log, lines)
+	headLatency(dir, in, lines)
 	ddLatency(log, size)
-	tailLatency(mnt + "/t/0")
-	stop(cmd)
+	tailLatency(log)
+	cmd.Stop()
 
 	start := time.Now()
-	cmd = daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
-	sh("stat " + log + " > /dev/null && tail -c " + fmt.Sprint(*lineBytes) + " " + log + " > /dev/null")
+	cmd = mountPartfs(data, mnt)
+	bu.Sh("stat " + log + " > /dev/null && tail -c " + fmt.Sprint(*lineBytes) + " " + log + " > /dev/null")
 	fmt.Printf("%-44s %8.0f ms   (1 GiB-class log, clean shutdown before)\n", "partfs: clean remount to first tail -c", float64(time.Since(start).Milliseconds()))
-	stop(cmd)
+	cmd.Stop()
 	rereadLog(mnt, data)
 	rssIdle(dir)
 }
 
-func countBytes(path string) int64 {
-	out, err := exec.Command("bash", "-c", "cat "+path+" | wc -c").Output()
-	if err != nil {
-		die(err)
-	}
-	n, _ := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
-	return n
-}
-
-func percentiles(ds []time.Duration) (p50, p95 time.Duration) {
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[len(ds)/2], ds[len(ds)*95/100]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// headLatency: `head -1 @offset/N` for random N, as a process and as
-// open+read+close in this process (the filesystem's share).
-func headLatency(log string, lines int64) {
+// headLatency measures `head -1 @offset/N` and `head -1 @time/T` for
+// random N and T, each name looked up for the first time: open, one read
+// of head's 8 KiB and close in this process (the filesystem's share), each
+// sample beside the same on the go-fuse baseline's file (its name looked
+// up at every open too), so both see the same load; then head -1 itself
+// as a process, for reference. Every first line is checked.
+func headLatency(dir, in string, lines int64) {
+	bmnt := filepath.Join(dir, "hmnt")
+	bd := bu.Mount(bmnt, *baselineBin, "-entry-timeout", "0", in, bmnt)
+	defer bd.Stop()
+	part := filepath.Join(dir, "pmnt", "t", "0")
+	_, first := jsonHead(filepath.Join(part, "@offset", "0.jsonl"))
+	_, last := jsonHead(filepath.Join(part, "@offset", strconv.FormatInt(lines-1, 10)+".jsonl"))
 	rng := rand.New(rand.NewSource(1))
-	var proc, inproc []time.Duration
-	buf := make([]byte, 4096)
+	var base, off, tm, offProc, tmProc, baseProc []time.Duration
 	for i := 0; i < *samples; i++ {
+		pos := rng.Int63n(lines) * int64(max(*lineBytes, 12))
+		base = append(base, firstRead(filepath.Join(bmnt, "file"), pos, fmt.Sprintf("%010d", pos/int64(max(*lineBytes, 12)))))
 		n := rng.Int63n(lines)
-		p := fmt.Sprintf("%s/../@offset/%d", filepath.Dir(log)+"/log", n)
-		p = filepath.Join(filepath.Dir(log), "@offset", strconv.FormatInt(n, 10))
-		start := time.Now()
-		out, err := exec.Command("head", "-1", p).Output()
-		proc = append(proc, time.Since(start))
-		if err != nil || !strings.HasPrefix(string(out), fmt.Sprintf("%010d", n)) {
-			die(fmt.Errorf("head -1 %s = %q, %v", p, out, err))
-		}
-		start = time.Now()
-		f, err := os.Open(p)
-		if err != nil {
-			die(err)
-		}
-		_, _ = f.Read(buf)
-		f.Close()
-		inproc = append(inproc, time.Since(start))
+		off = append(off, firstRead(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), 0, fmt.Sprintf("%010d", n)))
+		t := timeName(first+rng.Int63n(max(last-first, 1)), i)
+		tm = append(tm, firstRead(filepath.Join(part, "@time", t), 0, checkTime(part, t)))
+
+		n = rng.Int63n(lines)
+		offProc = append(offProc, headProc(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), fmt.Sprintf("%010d", n)))
+		t = timeName(first+rng.Int63n(max(last-first, 1)), i)
+		tmProc = append(tmProc, headProc(filepath.Join(part, "@time", t), checkTime(part, t)))
+		baseProc = append(baseProc, headProc(filepath.Join(bmnt, "file"), "0000000000"))
 	}
-	p50, p95 := percentiles(proc)
-	fmt.Printf("%-44s p50 %.2f ms p95 %.2f ms (target p50 <= 2, p95 <= 5)\n", "partfs: head -1 @offset/N (process)", ms(p50), ms(p95))
-	p50, p95 = percentiles(inproc)
-	fmt.Printf("%-44s p50 %.2f ms p95 %.2f ms\n", "partfs: open+read+close @offset/N", ms(p50), ms(p95))
+	b50, b95 := bu.Percentiles(base)
+	fmt.Printf("%-44s p50 %.3f ms p95 %.3f ms\n", "baseline: open+read 8 KiB+close file", bu.MS(b50), bu.MS(b95))
+	for _, f := range []struct {
+		name string
+		ds   []time.Duration
+	}{{"partfs: open+read+close @offset/N", off}, {"partfs: open+read+close @time/T", tm}} {
+		p50, p95 := bu.Percentiles(f.ds)
+		fmt.Printf("%-44s p50 %.3f ms p95 %.3f ms  %.2fx / %.2fx of baseline (target p50 <= 0.5, p95 <= 1 ms)\n",
+			f.name, bu.MS(p50), bu.MS(p95), float64(p50)/float64(b50), float64(p95)/float64(b95))
+	}
+	b50, _ = bu.Percentiles(baseProc)
+	fmt.Printf("%-44s p50 %.2f ms\n", "baseline: head -1 file (process)", bu.MS(b50))
+	for _, f := range []struct {
+		name string
+		ds   []time.Duration
+	}{{"partfs: head -1 @offset/N (process)", offProc}, {"partfs: head -1 @time/T (process)", tmProc}} {
+		p50, p95 := bu.Percentiles(f.ds)
+		fmt.Printf("%-44s p50 %.2f ms p95 %.2f ms  %.2fx of baseline p50\n", f.name, bu.MS(p50), bu.MS(p95), float64(p50)/float64(b50))
+	}
+}
+
+// firstRead opens path, reads 8 KiB at pos (head's first read) and closes
+// it, checks that the bytes start with want, and returns how long the
+// three calls took.
+func firstRead(path string, pos int64, want string) time.Duration {
+	buf := make([]byte, 8192)
+	start := time.Now()
+	f, err := os.Open(path)
+	if err != nil {
+		bu.Die(err)
+	}
+	n, err := f.ReadAt(buf, pos)
+	f.Close()
+	d := time.Since(start)
+	if n == 0 || !strings.HasPrefix(string(buf[:n]), want) {
+		bu.Die(fmt.Errorf("read of %s at %d: %q, %v (want %q)", path, pos, buf[:min(n, 40)], err, want))
+	}
+	return d
+}
+
+// headProc runs head -1 path, checks that the line starts with want, and
+// returns how long the process took.
+func headProc(path, want string) time.Duration {
+	out, d := bu.Run("head", "-1", path)
+	if !strings.HasPrefix(out, want) {
+		bu.Die(fmt.Errorf("head -1 %s = %q (want %q)", path, out, want))
+	}
+	return d
+}
+
+// timeName names the time ts as @time/ takes it: epoch ms, or RFC 3339
+// in UTC for odd i.
+func timeName(ts int64, i int) string {
+	if i%2 == 1 {
+		return time.UnixMilli(ts).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	}
+	return strconv.FormatInt(ts, 10)
+}
+
+// checkTime finds (untimed) the first record of @time/name through its
+// .jsonl twin and the record before it through @offset/: it must be the
+// first with a timestamp at or after the name's time. It returns the
+// record's plain line prefix.
+func checkTime(part, name string) string {
+	o, ts := jsonHead(filepath.Join(part, "@time", name+".jsonl"))
+	want, err := strconv.ParseInt(name, 10, 64)
+	if err != nil {
+		t, perr := time.Parse(time.RFC3339Nano, name)
+		if perr != nil {
+			bu.Die(perr)
+		}
+		want = t.UnixMilli()
+	}
+	if ts < want {
+		bu.Die(fmt.Errorf("@time/%s starts at offset %d of time %d", name, o, ts))
+	}
+	if o > 0 {
+		if _, prev := jsonHead(filepath.Join(part, "@offset", strconv.FormatInt(o-1, 10)+".jsonl")); prev >= want {
+			bu.Die(fmt.Errorf("@time/%s starts at offset %d, but %d has time %d", name, o, o-1, prev))
+		}
+	}
+	return fmt.Sprintf("%010d", o)
+}
+
+// jsonHead returns the offset and timestamp of the first line of a
+// log.jsonl view.
+func jsonHead(path string) (off, ts int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		bu.Die(err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	var r struct{ Offset, Timestamp int64 }
+	if err != nil || json.Unmarshal([]byte(line), &r) != nil {
+		bu.Die(fmt.Errorf("first line of %s: %q, %v", path, line, err))
+	}
+	return r.Offset, r.Timestamp
 }
 
 // ddLatency: a 4 KiB read at a random position on a fresh open (like dd
@@ -263,63 +280,41 @@ func ddLatency(log string, size int64) {
 			start := time.Now()
 			f, err := os.Open(log)
 			if err != nil {
-				die(err)
+				bu.Die(err)
 			}
 			if _, err := f.ReadAt(buf, p); err != nil {
-				die(err)
+				bu.Die(err)
 			}
 			f.Close()
 			ds = append(ds, time.Since(start))
 		}
-		return percentiles(ds)
+		return bu.Percentiles(ds)
 	}
 	a50, a95 := measure(0, size/10)
 	b50, b95 := measure(size*9/10, size-8192)
 	fmt.Printf("%-44s first 10%%: p50 %.2f p95 %.2f ms; last 10%%: p50 %.2f p95 %.2f ms (ratio %.2f)\n",
-		"partfs: dd skip=P (open+pread 4 KiB)", ms(a50), ms(a95), ms(b50), ms(b95), float64(b50)/float64(a50))
+		"partfs: dd skip=P (open+pread 4 KiB)", bu.MS(a50), bu.MS(a95), bu.MS(b50), bu.MS(b95), float64(b50)/float64(a50))
 }
 
 // tailLatency: time from an append returning to `tail -f` printing it.
-func tailLatency(part string) {
-	for _, args := range [][]string{{"-f"}, {"-s", "0.1", "-f"}} {
-		cmd := exec.Command("tail", append([]string{"-n", "0"}, append(args, part+"/log")...)...)
-		out, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			die(err)
-		}
-		r := bufio.NewReader(out)
-		time.Sleep(1500 * time.Millisecond)
-		var worst, sum time.Duration
-		const n = 5
-		for i := 0; i < n; i++ {
-			line := fmt.Sprintf("tail-probe-%d-%d", i, time.Now().UnixNano())
-			f, err := os.OpenFile(part+"/log", os.O_WRONLY|os.O_APPEND, 0)
+func tailLatency(log string) {
+	for _, m := range bu.TailModes {
+		ds := bu.TailLatency(log, m.Args, 5, func(line string) time.Time {
+			f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
-				die(err)
+				bu.Die(err)
 			}
+			defer f.Close()
 			start := time.Now()
 			_, _ = f.WriteString(line + "\n")
-			f.Close()
-			for {
-				s, err := r.ReadString('\n')
-				if err != nil {
-					die(err)
-				}
-				if strings.TrimSpace(s) == line {
-					break
-				}
-			}
-			d := time.Since(start)
+			return start
+		})
+		var worst, sum time.Duration
+		for _, d := range ds {
 			worst, sum = max(worst, d), sum+d
-			time.Sleep(time.Duration(rand.Intn(700)) * time.Millisecond)
 		}
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		target := "1.1 s"
-		if len(args) > 1 {
-			target = "150 ms"
-		}
-		fmt.Printf("%-44s mean %.0f ms, worst %.0f ms (target <= %s)\n", "partfs: tail "+strings.Join(args, " ")+" latency", ms(sum/n), ms(worst), target)
+		fmt.Printf("%-44s mean %.0f ms, worst %.0f ms (target <= %s)\n", "partfs: tail "+strings.Join(m.Args, " ")+" latency",
+			bu.MS(sum/time.Duration(len(ds))), bu.MS(worst), m.Target)
 	}
 }
 
@@ -327,21 +322,11 @@ func tailLatency(part string) {
 // and reads the daemon's resident set size.
 func rssIdle(dir string) {
 	mnt, data := filepath.Join(dir, "rmnt"), filepath.Join(dir, "rdata")
-	_ = os.MkdirAll(mnt, 0o755)
-	_ = os.MkdirAll(data, 0o755)
-	cmd := daemon(mnt, *partfsBin, "mount", "--log-level", "warn", data, mnt)
-	defer stop(cmd)
-	sh(fmt.Sprintf("mkdir %s/t && for i in $(seq 1 %d); do mkdir %s/t/$i; done", mnt, *parts-1, mnt))
-	sh(fmt.Sprintf("for i in $(seq 0 %d); do echo x >> %s/t/$i/log; stat %s/t/$i/log > /dev/null; done", *parts-1, mnt, mnt))
+	cmd := mountPartfs(data, mnt)
+	defer cmd.Stop()
+	bu.Sh(fmt.Sprintf("mkdir %s/t && for i in $(seq 1 %d); do mkdir %s/t/$i; done", mnt, *parts-1, mnt))
+	bu.Sh(fmt.Sprintf("for i in $(seq 0 %d); do echo x >> %s/t/$i/log; stat %s/t/$i/log > /dev/null; done", *parts-1, mnt, mnt))
 	time.Sleep(2 * time.Second)
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
-	if err != nil {
-		die(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
-			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
-			fmt.Printf("%-44s %8.0f MB   %.2fx of the 200 MB budget\n", fmt.Sprintf("partfs: RSS, %d partitions idle", *parts), float64(kb)/1024, float64(kb)/1024/200)
-		}
-	}
+	mb := cmd.RSSMB()
+	fmt.Printf("%-44s %8.0f MB   %.2fx of the 200 MB budget\n", fmt.Sprintf("partfs: RSS, %d partitions idle", *parts), mb, mb/200)
 }

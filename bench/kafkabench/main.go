@@ -14,43 +14,33 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	bu "github.com/partfs/partfs/bench/internal/benchutil"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 var (
-	partfsBin = flag.String("partfs", "bin/partfs", "partfs binary")
-	work      = flag.String("work", "", "work directory (default: a new temp dir)")
 	records   = flag.Int("records", 1000000, "records per topic")
 	lineBytes = flag.Int("line", 120, "bytes per record line, newline included")
 	lookups   = flag.Int("lookups", 200, "random lookups per latency figure")
 	parts     = flag.Int("partitions", 1000, "partitions for the RSS figure")
-	rounds    = flag.Int("rounds", 3, "throughput rounds, kcat and partfs alternately (medians reported)")
 	profile   = flag.String("cpuprofile", "", "write the CPU profile of the daemon of the main mount to this file")
+	only      = flag.String("only", "", `"lookups": only the lookup figures (the topic produced by kcat, untimed)`)
 )
 
 func main() {
 	flag.Parse()
-	dir := *work
-	if dir == "" {
-		var err error
-		if dir, err = os.MkdirTemp("", "kafkabench"); err != nil {
-			die(err)
-		}
-		defer os.RemoveAll(dir)
-	}
+	dir, cleanup := bu.WorkDir("kafkabench")
+	defer cleanup()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
-		die(err)
+		bu.Die(err)
 	}
 	defer c.Close()
 	addr := strings.Join(c.ListenAddrs(), ",")
@@ -59,80 +49,41 @@ func main() {
 	fmt.Printf("input: %d records of %d bytes (newline included), %.0f MB; cluster %s (kfake, in process)\n", *records, *lineBytes, float64(size)/1e6, addr)
 	mnt := filepath.Join(dir, "mnt")
 	d := mount(mnt, addr, filepath.Join(dir, "cache"))
+	if *only == "lookups" {
+		bu.Sh(fmt.Sprintf("mkdir %s/kc1 && kcat -b %s -P -t kc1 -p 0 -l %s", mnt, addr, in))
+		d.Stop()
+		d = mount(mnt, addr, filepath.Join(dir, "cache2"))
+		lookupLatency(mnt, "kc1", "fresh mount")
+		bu.Sh(fmt.Sprintf("cat %s/kc1/0/log > /dev/null", mnt))
+		lookupLatency(mnt, "kc1", "log read")
+		d.Stop()
+		return
+	}
 	throughput(addr, mnt, in, size)
-	lookupLatency(mnt, "kc1")
+	lookupLatency(mnt, "kc1", "log read")
 	tailLatency(addr, mnt, "kc1")
-	stop(d)
+	d.Stop()
+	d = mount(mnt, addr, filepath.Join(dir, "cache2"))
+	lookupLatency(mnt, "kc1", "fresh mount")
+	d.Stop()
 	rss(addr, dir)
-}
-
-func die(err error) {
-	fmt.Fprintln(os.Stderr, "kafkabench:", err)
-	os.Exit(1)
 }
 
 // genInput writes -records lines of -line bytes and returns the size.
 func genInput(path string) int64 {
-	f, err := os.Create(path)
-	if err != nil {
-		die(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
 	pad := strings.Repeat("x", max(*lineBytes-12, 0))
-	for i := 0; i < *records; i++ {
-		fmt.Fprintf(w, "%010d %s\n", i, pad)
-	}
-	if err := w.Flush(); err != nil {
-		die(err)
-	}
-	f.Close()
-	st, _ := os.Stat(path)
-	return st.Size()
+	return bu.WriteLines(path, int64(*records), func(b []byte, i int64) []byte {
+		return fmt.Appendf(b, "%010d %s", i, pad)
+	})
 }
 
 // mount starts `partfs mount --kafka` and waits until it answers.
-func mount(mnt, addr, cache string) *exec.Cmd {
-	_ = os.MkdirAll(mnt, 0o755)
+func mount(mnt, addr, cache string) *bu.Daemon {
 	args := []string{"mount", "--log-level", "warn", "--kafka", addr, "--cache-dir", cache}
 	if *profile != "" && !strings.HasSuffix(mnt, "rmnt") {
 		args = append(args, "--cpuprofile", *profile)
 	}
-	cmd := exec.Command(*partfsBin, append(args, mnt)...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		die(err)
-	}
-	for i := 0; ; i++ {
-		if b, _ := os.ReadFile("/proc/self/mounts"); strings.Contains(string(b), " "+mnt+" fuse") {
-			return cmd
-		}
-		if i > 300 {
-			die(fmt.Errorf("%s did not mount in 30 s", mnt))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func stop(cmd *exec.Cmd) {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
-}
-
-// timed runs a shell script and returns how long it took.
-func timed(script string) time.Duration {
-	start := time.Now()
-	if out, err := exec.Command("bash", "-c", "set -eo pipefail; "+script).CombinedOutput(); err != nil {
-		die(fmt.Errorf("%s: %v\n%s", script, err, out))
-	}
-	return time.Since(start)
-}
-
-func mbps(n int64, d time.Duration) float64 { return float64(n) / d.Seconds() / 1e6 }
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return s[len(s)/2]
+	return bu.Mount(mnt, append(append([]string{*bu.PartfsBin}, args...), mnt)...)
 }
 
 // throughput alternates kcat and partfs in each round: produce the input
@@ -140,13 +91,13 @@ func median(v []float64) float64 {
 // (kcat -C -e against cat log).
 func throughput(addr, mnt, in string, size int64) {
 	var kw, pw, kr, pr, rw, rr []float64
-	for i := 1; i <= max(*rounds, 1); i++ {
+	for i := 1; i <= bu.Rounds(); i++ {
 		kc, kp := fmt.Sprint("kc", i), fmt.Sprint("kp", i)
-		timed(fmt.Sprintf("mkdir %s/%s %s/%s", mnt, kc, mnt, kp))
-		w1 := mbps(size, timed(fmt.Sprintf("kcat -b %s -P -t %s -p 0 -l %s", addr, kc, in)))
-		w2 := mbps(size, timed(fmt.Sprintf("cat %s >> %s/%s/0/log", in, mnt, kp)))
-		r1 := mbps(size, timed(fmt.Sprintf("kcat -b %s -C -t %s -p 0 -e -q -f '%%s\\n' > /dev/null", addr, kc)))
-		r2 := mbps(size, timed(fmt.Sprintf("cat %s/%s/0/log > /dev/null", mnt, kc)))
+		bu.Sh(fmt.Sprintf("mkdir %s/%s %s/%s", mnt, kc, mnt, kp))
+		w1 := bu.MBps(size, bu.Sh(fmt.Sprintf("kcat -b %s -P -t %s -p 0 -l %s", addr, kc, in)))
+		w2 := bu.MBps(size, bu.Sh(fmt.Sprintf("cat %s >> %s/%s/0/log", in, mnt, kp)))
+		r1 := bu.MBps(size, bu.Sh(fmt.Sprintf("kcat -b %s -C -t %s -p 0 -e -q -f '%%s\\n' > /dev/null", addr, kc)))
+		r2 := bu.MBps(size, bu.Sh(fmt.Sprintf("cat %s/%s/0/log > /dev/null", mnt, kc)))
 		kw, pw, kr, pr = append(kw, w1), append(pw, w2), append(kr, r1), append(pr, r2)
 		rw, rr = append(rw, w2/w1), append(rr, r2/r1)
 		fmt.Printf("round %d: kcat -P %.0f, cat >> log %.0f MB/s (%.2fx); kcat -C %.0f, cat log %.0f MB/s (%.2fx)\n", i, w1, w2, w2/w1, r1, r2, r2/r1)
@@ -154,23 +105,16 @@ func throughput(addr, mnt, in string, size int64) {
 	check(fmt.Sprintf("wc -l < %s/kp1/0/log", mnt), *records)
 	check(fmt.Sprintf("wc -l < %s/kc1/0/log", mnt), *records)
 	fmt.Printf("medians of %d rounds (ratio: median of the rounds' ratios):\n", len(kw))
-	fmt.Printf("%-46s %8.0f MB/s\n", "kcat -P -l FILE", median(kw))
-	fmt.Printf("%-46s %8.0f MB/s  %.2fx of kcat (target >= 1.0x)\n", "partfs: cat FILE >> log", median(pw), median(rw))
-	fmt.Printf("%-46s %8.0f MB/s\n", "kcat -C -e -q -f '%s\\n'", median(kr))
-	fmt.Printf("%-46s %8.0f MB/s  %.2fx of kcat (target >= 1.0x)\n", "partfs: cat log > /dev/null", median(pr), median(rr))
+	fmt.Printf("%-46s %8.0f MB/s\n", "kcat -P -l FILE", bu.Median(kw))
+	fmt.Printf("%-46s %8.0f MB/s  %.2fx of kcat (target >= 1.0x)\n", "partfs: cat FILE >> log", bu.Median(pw), bu.Median(rw))
+	fmt.Printf("%-46s %8.0f MB/s\n", "kcat -C -e -q -f '%s\\n'", bu.Median(kr))
+	fmt.Printf("%-46s %8.0f MB/s  %.2fx of kcat (target >= 1.0x)\n", "partfs: cat log > /dev/null", bu.Median(pr), bu.Median(rr))
 }
 
 func check(script string, want int) {
-	out, err := exec.Command("bash", "-c", script).Output()
-	if n, _ := strconv.Atoi(strings.TrimSpace(string(out))); err != nil || n != want {
-		die(fmt.Errorf("%s: %q, want %d (%v)", script, out, want, err))
+	if n := bu.ShInt(script); n != int64(want) {
+		bu.Die(fmt.Errorf("%s: %d, want %d", script, n, want))
 	}
-}
-
-func percentiles(ds []time.Duration) (p50, p95 float64) {
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return ms(ds[len(ds)/2]), ms(ds[len(ds)*95/100])
 }
 
 // firstLine opens path, reads its first line and closes it, as head -1
@@ -179,22 +123,27 @@ func firstLine(path string, want string) time.Duration {
 	start := time.Now()
 	f, err := os.Open(path)
 	if err != nil {
-		die(err)
+		bu.Die(err)
 	}
 	line, err := bufio.NewReader(f).ReadString('\n')
 	f.Close()
 	d := time.Since(start)
 	if err != nil || !strings.HasPrefix(line, want) {
-		die(fmt.Errorf("first line of %s: %q, %v (want %q)", path, line, err, want))
+		bu.Die(fmt.Errorf("first line of %s: %q, %v (want %q)", path, line, err, want))
 	}
 	return d
 }
 
+var lookupRounds int64
+
 // lookupLatency: the first line of @offset/N and @time/T for random N and
-// T (each a lookup, an open and a read), on a fresh mount's partition.
-func lookupLatency(mnt, topic string) {
+// T (each a lookup, an open and a read) of a partition, on a fresh mount
+// (nothing of it placed: each lookup reads its window up to N) or after
+// its log was read whole.
+func lookupLatency(mnt, topic, state string) {
 	part := filepath.Join(mnt, topic, "0")
-	rng := rand.New(rand.NewSource(1))
+	lookupRounds++ // names not looked up before
+	rng := rand.New(rand.NewSource(lookupRounds))
 	var off, tm []time.Duration
 	first, last := timestamps(part)
 	for i := 0; i < *lookups; i++ {
@@ -203,17 +152,17 @@ func lookupLatency(mnt, topic string) {
 		ts := first + rng.Int63n(max(last-first, 1))
 		tm = append(tm, firstLine(filepath.Join(part, "@time", strconv.FormatInt(ts, 10)+".jsonl"), `{"offset":`))
 	}
-	p50, p95 := percentiles(off)
-	fmt.Printf("%-46s p50 %.2f ms p95 %.2f ms (target p50 <= 5 ms)\n", fmt.Sprintf("partfs: head -1 @offset/N (%d records)", *records), p50, p95)
-	p50, p95 = percentiles(tm)
-	fmt.Printf("%-46s p50 %.2f ms p95 %.2f ms (target p50 <= 5 ms)\n", fmt.Sprintf("partfs: head -1 @time/T.jsonl (%d records)", *records), p50, p95)
+	p50, p95 := bu.Percentiles(off)
+	fmt.Printf("%-46s p50 %.2f ms p95 %.2f ms (target p50 <= 5 ms)\n", fmt.Sprintf("partfs: head -1 @offset/N (%d records, %s)", *records, state), bu.MS(p50), bu.MS(p95))
+	p50, p95 = bu.Percentiles(tm)
+	fmt.Printf("%-46s p50 %.2f ms p95 %.2f ms (target p50 <= 5 ms)\n", fmt.Sprintf("partfs: head -1 @time/T.jsonl (%d records, %s)", *records, state), bu.MS(p50), bu.MS(p95))
 }
 
 // timestamps returns the first and the largest record timestamp of part.
 func timestamps(part string) (int64, int64) {
 	b, err := os.ReadFile(filepath.Join(part, "stat"))
 	if err != nil {
-		die(err)
+		bu.Die(err)
 	}
 	var first, last int64
 	for _, l := range strings.Split(string(b), "\n") {
@@ -236,45 +185,18 @@ func tailLatency(addr, mnt, topic string) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(addr, ",")...), kgo.DefaultProduceTopic(topic),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
-		die(err)
+		bu.Die(err)
 	}
 	defer cl.Close()
-	for _, args := range [][]string{{"-f"}, {"-s", "0.1", "-f"}} {
-		cmd := exec.Command("tail", append(append([]string{"-n", "0"}, args...), filepath.Join(mnt, topic, "0", "log"))...)
-		out, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			die(err)
-		}
-		r := bufio.NewReader(out)
-		time.Sleep(1500 * time.Millisecond)
-		var ds []time.Duration
-		for i := 0; i < 7; i++ {
-			probe := fmt.Sprintf("probe-%d-%d", i, time.Now().UnixNano())
-			if err := cl.ProduceSync(context.Background(), &kgo.Record{Value: []byte(probe)}).FirstErr(); err != nil {
-				die(err)
+	for _, m := range bu.TailModes {
+		ds := bu.TailLatency(filepath.Join(mnt, topic, "0", "log"), m.Args, 7, func(line string) time.Time {
+			if err := cl.ProduceSync(context.Background(), &kgo.Record{Value: []byte(line)}).FirstErr(); err != nil {
+				bu.Die(err)
 			}
-			start := time.Now()
-			for {
-				s, err := r.ReadString('\n')
-				if err != nil {
-					die(err)
-				}
-				if strings.TrimSpace(s) == probe {
-					break
-				}
-			}
-			ds = append(ds, time.Since(start))
-			time.Sleep(time.Duration(rand.Intn(700)) * time.Millisecond)
-		}
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		target := "1.1 s"
-		if len(args) > 1 {
-			target = "150 ms"
-		}
-		p50, _ := percentiles(ds)
-		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-		fmt.Printf("%-46s p50 %.0f ms, worst %.0f ms (target <= %s)\n", "partfs: tail "+strings.Join(args, " ")+" latency", p50, float64(ds[len(ds)-1].Milliseconds()), target)
+			return time.Now()
+		})
+		p50, _ := bu.Percentiles(ds)
+		fmt.Printf("%-46s p50 %.0f ms, worst %.0f ms (target <= %s)\n", "partfs: tail "+strings.Join(m.Args, " ")+" latency", bu.MS(p50), float64(ds[len(ds)-1].Milliseconds()), m.Target)
 	}
 }
 
@@ -283,33 +205,25 @@ func tailLatency(addr, mnt, topic string) {
 func rss(addr, dir string) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(addr, ",")...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
-		die(err)
+		bu.Die(err)
 	}
 	defer cl.Close()
 	ctx := context.Background()
 	if _, err := kadm.NewClient(cl).CreateTopic(ctx, int32(*parts), 1, nil, "many"); err != nil {
-		die(err)
+		bu.Die(err)
 	}
 	var recs []*kgo.Record
 	for p := 0; p < *parts; p++ {
 		recs = append(recs, &kgo.Record{Topic: "many", Partition: int32(p), Value: []byte("x")})
 	}
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		die(err)
+		bu.Die(err)
 	}
 	mnt := filepath.Join(dir, "rmnt")
 	cmd := mount(mnt, addr, filepath.Join(dir, "rcache"))
-	defer stop(cmd)
-	timed(fmt.Sprintf("for i in $(seq 0 %d); do cat %s/many/$i/stat %s/many/$i/log > /dev/null; done", *parts-1, mnt, mnt))
+	defer cmd.Stop()
+	bu.Sh(fmt.Sprintf("for i in $(seq 0 %d); do cat %s/many/$i/stat %s/many/$i/log > /dev/null; done", *parts-1, mnt, mnt))
 	time.Sleep(2 * time.Second)
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
-	if err != nil {
-		die(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
-			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
-			fmt.Printf("%-46s %8.0f MB   %.2fx of the 300 MB budget\n", fmt.Sprintf("partfs: RSS, %d partitions read", *parts), float64(kb)/1024, float64(kb)/1024/300)
-		}
-	}
+	mb := cmd.RSSMB()
+	fmt.Printf("%-46s %8.0f MB   %.2fx of the 300 MB budget\n", fmt.Sprintf("partfs: RSS, %d partitions read", *parts), mb, mb/300)
 }

@@ -227,7 +227,9 @@ func CheckRetention(t *testing.T, b Backend) {
 }
 
 // CheckRewrite: compaction gives every rewritten segment a new ID, leaves
-// the others' records as they were, and keeps each key's latest record.
+// the others' records as they were, and keeps each key's latest record; a
+// segment rewritten in place has a smaller Size, or the Log is a
+// partlog.RewritesUnseen (the rule fs relies on across a reopen).
 func CheckRewrite(t *testing.T, b Backend) {
 	if b.Rewrite == nil {
 		t.Skip("no Rewrite hook")
@@ -249,6 +251,7 @@ func CheckRewrite(t *testing.T, b Backend) {
 	now := segments(t, l)
 	checkSnapshot(t, l, now)
 	compareSnapshots(t, l, old, oldRecs, now)
+	checkRewriteSeen(t, l, old, oldRecs, now)
 	latest := map[string]int64{}
 	for _, rs := range oldRecs {
 		for _, r := range rs {
@@ -267,6 +270,37 @@ func CheckRewrite(t *testing.T, b Backend) {
 			t.Errorf("the latest record of key %s (offset %d) is gone", k, off)
 		}
 	}
+}
+
+// checkRewriteSeen: a segment of now that has the Base and Next of one of
+// old and other records has a smaller Size, unless l says that its
+// rewrites may leave no trace (partlog.RewritesUnseen).
+func checkRewriteSeen(t *testing.T, l partlog.Log, old []partlog.Segment, oldRecs [][]record.Record, now []partlog.Segment) {
+	t.Helper()
+	if ru, ok := l.(partlog.RewritesUnseen); ok && ru.UnseenRewrites() {
+		return
+	}
+	for _, s := range now {
+		for i, o := range old {
+			if s.Base != o.Base || s.Next != o.Next || s.Size < o.Size || sameRecords(readSeg(t, l, s, s.Base), oldRecs[i]) {
+				continue
+			}
+			t.Errorf("segment %d rewritten (ID %d -> %d) with Size %d -> %d: a reopen cannot tell it changed, and the Log is not a partlog.RewritesUnseen",
+				s.Base, o.ID, s.ID, o.Size, s.Size)
+		}
+	}
+}
+
+func sameRecords(a, b []record.Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if sameRecord(a[i], b[i]) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // checkDup: a SegmentFileDuper's descriptor reads what ReadAt read, and

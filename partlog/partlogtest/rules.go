@@ -261,15 +261,16 @@ func CheckRead(t *testing.T, b Backend) {
 }
 
 // CheckSegments: snapshot invariants while the log grows (and rolls, where
-// the backend takes segment.bytes), and a segment's records stay as they
-// were while its Base and ID hold.
+// the backend takes segment.bytes), a segment's records stay as they were
+// while its Base and ID hold, and a snapshot is never modified nor
+// returned again once the log changed.
 func CheckSegments(t *testing.T, b Backend) {
 	st := b.open(t)
 	l := newLog(t, st, "t")
 	empty := segments(t, l)
 	checkSnapshot(t, l, empty)
 	smallSegments(t, st, "t")
-	var prev []partlog.Segment
+	var prev, kept []partlog.Segment
 	var prevRecs [][]record.Record
 	for round := 0; round < 4; round++ {
 		fill(t, l, 10, 200, nil)
@@ -280,7 +281,13 @@ func CheckSegments(t *testing.T, b Backend) {
 			recs[i] = readSeg(t, l, s, s.Base)
 		}
 		compareSnapshots(t, l, prev, prevRecs, snap)
-		prev, prevRecs = snap, recs
+		if !slices.Equal(prev, kept) {
+			t.Errorf("a snapshot changed after it was returned: %v, was %v", prev, kept)
+		}
+		if len(prev) == len(snap) && &prev[0] == &snap[0] {
+			t.Errorf("Segments returned the same snapshot after an append")
+		}
+		prev, kept, prevRecs = snap, slices.Clone(snap), recs
 	}
 	t.Logf("%d segments for %d records", len(prev), l.EndOffset())
 	var all []int64

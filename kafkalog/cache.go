@@ -1,0 +1,128 @@
+package kafkalog
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/vfs"
+)
+
+// A sidecar is kept in the cache directory as the file
+// <topic>-<partition>.<name>, framed so that a file that is damaged, cut
+// short, or left by another topic of the same name is recognised:
+//
+//	"pfkc1\n" topic-id[16] crc32c(topic-id, data)[4] data
+//
+// The cache directory is reached only through vfs.Beneath: no name leads
+// out of it or through a symbolic link.
+const (
+	cacheMagic   = "pfkc1\n"
+	cacheHeader  = len(cacheMagic) + 16 + 4
+	maxCacheFile = 256 << 20
+)
+
+var errCacheFile = errors.New("not a cache file of this partition (damaged, cut short, or of another topic)")
+
+// sidecarName is where sidecar name of this partition lives in the cache
+// directory.
+func (l *Log) sidecarName(name string) string {
+	return filepath.Join(l.s.opt.CacheDir, fmt.Sprintf("%s-%d.%s", l.topic, l.part, name))
+}
+
+// topicID is the partition's topic ID as metadata gave it (zero when
+// unknown).
+func (l *Log) topicID() [16]byte {
+	if tm := l.s.cached(l.topic); tm != nil {
+		return tm.id
+	}
+	return [16]byte{}
+}
+
+func frameCache(id [16]byte, data []byte) []byte {
+	b := make([]byte, 0, cacheHeader+len(data))
+	b = append(append([]byte(cacheMagic), id[:]...), 0, 0, 0, 0)
+	b = append(b, data...)
+	binary.BigEndian.PutUint32(b[len(cacheMagic)+16:], cacheSum(id, data))
+	return b
+}
+
+func cacheSum(id [16]byte, data []byte) uint32 {
+	return crc32.Update(crc32.Checksum(id[:], castagnoli), castagnoli, data)
+}
+
+// unframeCache returns the data of a cache file of topic id.
+func unframeCache(id [16]byte, b []byte) ([]byte, error) {
+	if len(b) < cacheHeader || string(b[:len(cacheMagic)]) != cacheMagic || !bytes.Equal(b[len(cacheMagic):len(cacheMagic)+16], id[:]) {
+		return nil, errCacheFile
+	}
+	data := b[cacheHeader:]
+	if binary.BigEndian.Uint32(b[cacheHeader-4:]) != cacheSum(id, data) {
+		return nil, errCacheFile
+	}
+	return data, nil
+}
+
+// LoadSidecar reads a sidecar from the cache directory. A file that cannot
+// be read or is not a whole cache file of this partition is discarded
+// with a log line (ErrNotFound: the caller computes it again).
+func (l *Log) LoadSidecar(name string) ([]byte, error) {
+	if err := partlog.CheckSidecarName(name); err != nil {
+		return nil, err
+	}
+	path := l.sidecarName(name)
+	b, err := l.readCache(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrNotFound)
+	}
+	if err == nil {
+		b, err = unframeCache(l.topicID(), b)
+	}
+	if err != nil {
+		l.s.opt.Logger.WithError(err).WithField("file", path).Warn("cache file discarded")
+		return nil, fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrNotFound)
+	}
+	return b, nil
+}
+
+// readCache reads a regular file of at most maxCacheFile bytes (O_NONBLOCK:
+// a FIFO of that name does not block the open).
+func (l *Log) readCache(path string) ([]byte, error) {
+	f, err := l.s.cache.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, errors.New("not a regular file")
+	case fi.Size() > maxCacheFile:
+		return nil, fmt.Errorf("larger than %d bytes", maxCacheFile)
+	}
+	b := make([]byte, fi.Size())
+	n, err := f.ReadAt(b, 0)
+	if n == len(b) {
+		return b, nil
+	}
+	return nil, fmt.Errorf("read %d of %d bytes: %w", n, len(b), err)
+}
+
+// SaveSidecar writes a sidecar to the cache directory durably.
+func (l *Log) SaveSidecar(name string, data []byte) error {
+	if err := partlog.CheckSidecarName(name); err != nil {
+		return err
+	}
+	if l.s.opt.ReadOnly {
+		return fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrReadOnly)
+	}
+	return vfs.WriteFileDurable(l.s.cache, l.sidecarName(name), frameCache(l.topicID(), data))
+}
