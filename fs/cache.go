@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -155,15 +156,17 @@ func (c *viewCache) appended(ino *gofs.Inode, off int64) {
 // open reads the same bytes at each position. An error counts as a gap.
 func (n *viewNode) gapless() bool {
 	ly := n.p.ly
-	ly.mu.Lock()
-	defer ly.mu.Unlock()
-	release, err := ly.sync()
-	defer release()
-	if err != nil {
-		return false
-	}
-	if _, err := ly.end(n.k); err != nil {
-		return false
-	}
-	return ly.gapless(n.k) && n.p.log.StartOffset() <= ly.segs[0].base
+	err := ly.withSync(func() error {
+		if _, err := ly.end(n.k); err != nil {
+			return err
+		}
+		if !ly.gapless(n.k) || n.p.log.StartOffset() > ly.segs[0].base {
+			return errGap
+		}
+		return nil
+	})
+	return err == nil
 }
+
+// errGap is gapless's answer for a stream with a gap.
+var errGap = errors.New("a gap in the stream")

@@ -288,6 +288,19 @@ func (ly *layout) end(k kind) (int64, error) {
 	return last.start[k] + last.length[k], nil
 }
 
+// withSync runs fn on the bookkeeping reconciled with a fresh snapshot,
+// under mu; the snapshot is released when fn returns.
+func (ly *layout) withSync(fn func() error) error {
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	release, err := ly.sync()
+	defer release()
+	if err != nil {
+		return err
+	}
+	return fn()
+}
+
 // gapless reports whether stream k has no gap: the first segment's range
 // starts at 0 and each segment's content, wholly accounted for, ends where
 // the next one's range starts. REQUIRES: mu held, after sync.

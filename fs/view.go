@@ -50,18 +50,15 @@ func (n *viewNode) size() (size, limit int64, err error) {
 		return n.rangeLen, n.rangeEnd, nil
 	}
 	ly := n.p.ly
-	ly.mu.Lock()
-	defer ly.mu.Unlock()
-	release, err := ly.sync()
-	defer release()
+	err = ly.withSync(func() error {
+		end, err := ly.end(n.k)
+		size, limit = max(end-n.startPos, 0), ly.segs[len(ly.segs)-1].snap.Next
+		return err
+	})
 	if err != nil {
 		return 0, 0, err
 	}
-	end, err := ly.end(n.k)
-	if err != nil {
-		return 0, 0, err
-	}
-	return max(end-n.startPos, 0), ly.segs[len(ly.segs)-1].snap.Next, nil
+	return size, limit, nil
 }
 
 // seen records a size observed by a stat, so open handles read up to it.

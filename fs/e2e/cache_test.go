@@ -1,17 +1,14 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/record"
 )
 
@@ -82,15 +79,7 @@ func TestRereadServedFromCache(t *testing.T) {
 func TestCachedReaderSeesAppends(t *testing.T) {
 	e := newEnv(t, mountOpt{})
 	e.Sh("mkdir t && seq 1 1000 >> t/0/log")
-	cmd := exec.Command("bash", "-c", "cd '"+e.Dir+"' && exec tail -n +1001 -s 0.1 -f t/0/log")
-	out, _ := cmd.StdoutPipe()
-	var stderr testutil.SyncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	tail := bufio.NewReader(out)
+	tail, stderr, _ := startTail(t, e, "-n +1001 -s 0.1 -f t/0/log")
 	f, err := os.Open(e.Path("t/0/log"))
 	if err != nil {
 		t.Fatal(err)
