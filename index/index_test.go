@@ -344,19 +344,9 @@ func TestSanityCheckCases(t *testing.T) {
 				b = EncodeOffsetEntry(b, e[0], e[1])
 			}
 			b = append(b, make([]byte, c.extra)...)
-			mem := vfs.NewCrashFS()
-			f, _ := mem.Create("/s.index")
-			f.Write(b)
-			ox, err := OpenOffsetIndex(f, 0, 0)
+			ox, err := OpenOffsetIndex(memIndexFile(t, "/s.index", b), 0, 0)
 			must(t, err)
-			err = ox.SanityCheck(c.logSize)
-			var ce *record.CorruptionError
-			if c.bad < 0 && err != nil {
-				t.Fatalf("valid index rejected: %v", err)
-			}
-			if c.bad >= 0 && (!errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, fmt.Sprintf("entry %d:", c.bad))) {
-				t.Fatalf("got %v, want corruption at entry %d", err, c.bad)
-			}
+			wantCorruptAt(t, ox.SanityCheck(c.logSize), c.bad)
 		})
 	}
 }
@@ -380,21 +370,30 @@ func TestTimeSanityCheck(t *testing.T) {
 			for _, e := range c.entries {
 				b = EncodeTimeEntry(b, e[0], int32(e[1]))
 			}
-			mem := vfs.NewCrashFS()
-			f, _ := mem.Create("/s.timeindex")
-			f.Write(b)
-			tx, err := OpenTimeIndex(f, 0, 0)
+			tx, err := OpenTimeIndex(memIndexFile(t, "/s.timeindex", b), 0, 0)
 			must(t, err)
-			err = tx.SanityCheck(c.next)
-			var ce *record.CorruptionError
-			if c.bad < 0 && err != nil {
-				t.Fatalf("valid index rejected: %v", err)
-			}
-			if c.bad >= 0 && (!errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, fmt.Sprintf("entry %d:", c.bad)) || ce.Pos != int64(c.bad*12)) {
-				t.Fatalf("got %v, want corruption at entry %d", err, c.bad)
+			if ce := wantCorruptAt(t, tx.SanityCheck(c.next), c.bad); ce != nil && ce.Pos != int64(c.bad*TimeEntrySize) {
+				t.Fatalf("corruption at position %d, want %d", ce.Pos, c.bad*TimeEntrySize)
 			}
 		})
 	}
+}
+
+// wantCorruptAt checks the result of a sanity check: nil when bad < 0,
+// else a corruption error at entry bad, which it returns.
+func wantCorruptAt(t *testing.T, err error, bad int) *record.CorruptionError {
+	t.Helper()
+	if bad < 0 {
+		if err != nil {
+			t.Fatalf("valid index rejected: %v", err)
+		}
+		return nil
+	}
+	var ce *record.CorruptionError
+	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, fmt.Sprintf("entry %d:", bad)) {
+		t.Fatalf("got %v, want corruption at entry %d", err, bad)
+	}
+	return ce
 }
 
 func TestReadOnlyIndexNeverWrites(t *testing.T) {
