@@ -339,15 +339,11 @@ func TestCachedSyncAfterReopenIsDurable(t *testing.T) {
 	if c.Stats().Evictions == 0 {
 		t.Fatal("no eviction")
 	}
-	if got := contents(t, mem.Crash(), "/d/seg"); got != "" {
-		t.Fatalf("unsynced data durable already: %q", got)
-	}
+	wantContents(t, mem.Crash(), "/d/seg", "", "crash before Sync")
 	if err := f.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if got := contents(t, mem.Crash(), "/d/seg"); got != "payload" {
-		t.Fatalf("after Sync on the reopened file: %q", got)
-	}
+	wantContents(t, mem.Crash(), "/d/seg", "payload", "after Sync on the reopened file")
 }
 
 // TestCachedConcurrent runs readers, writers, renames and removes at once
