@@ -165,5 +165,9 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 	if c := n.takeFirst(limit); c != nil {
 		h.ahead, h.cur = c, c.cur
 	}
+	if !writing {
+		// nothing to flush at close: the kernel then sends no FLUSH
+		return h, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+	}
 	return h, fuse.FOPEN_DIRECT_IO, 0
 }
