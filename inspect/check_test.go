@@ -131,4 +131,3 @@ func TestCheckSkipsWhatTheStoreSkips(t *testing.T) {
 		t.Fatalf("store opened %d partitions of t (%v), want 1", n, err)
 	}
 }
-
