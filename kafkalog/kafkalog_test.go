@@ -534,3 +534,40 @@ func TestSequentialReadFetchesOnce(t *testing.T) {
 	}
 	t.Logf("%d fetches for %d batches in %d windows", fetches.Load(), appends, windows)
 }
+
+// TestTLSAndSASL: over TLS (the CA from Options.CAFile), each SASL
+// mechanism logs in, creates a topic, appends and reads back; a CA that
+// did not sign the brokers' certificate and a wrong password fail Open.
+func TestTLSAndSASL(t *testing.T) {
+	tlsOpt, ca := testutil.KafkaTLS(t)
+	c := cluster(t, tlsOpt, kfake.EnableSASL(), kfake.Superuser("PLAIN", "p", "pw-plain"),
+		kfake.Superuser("SCRAM-SHA-256", "s256", "pw-256"), kfake.Superuser("SCRAM-SHA-512", "s512", "pw-512"))
+	for _, m := range []struct{ mech, user, pass string }{
+		{"plain", "p", "pw-plain"}, {"scram-sha-256", "s256", "pw-256"}, {"scram-sha-512", "s512", "pw-512"},
+	} {
+		s := open(t, c, func(o *Options) { o.CAFile, o.SASL, o.User, o.Password = ca, m.mech, m.user, m.pass })
+		if err := s.CreateTopic(m.user); err != nil {
+			t.Fatalf("%s: %v", m.mech, err)
+		}
+		l, _ := s.Partition(m.user, 0)
+		if _, err := l.Append([]record.Record{{Value: []byte(m.mech)}}); err != nil {
+			t.Fatalf("%s: append: %v", m.mech, err)
+		}
+		if got := readAll(t, l); len(got) != 1 || string(got[0].Value) != m.mech {
+			t.Fatalf("%s: read back %+v", m.mech, got)
+		}
+		s.Close()
+	}
+	_, otherCA := testutil.KafkaTLS(t)
+	for what, mod := range map[string]func(*Options){
+		"another CA":     func(o *Options) { o.CAFile, o.SASL, o.User, o.Password = otherCA, "plain", "p", "pw-plain" },
+		"wrong password": func(o *Options) { o.CAFile, o.SASL, o.User, o.Password = ca, "scram-sha-512", "s512", "nope" },
+	} {
+		opt := Options{Brokers: c.ListenAddrs(), Timeout: 2 * time.Second, CacheDir: t.TempDir(), Logger: testutil.NewLogger().Entry}
+		mod(&opt)
+		if s, err := Open(opt); err == nil {
+			s.Close()
+			t.Errorf("%s: Open succeeded", what)
+		}
+	}
+}
