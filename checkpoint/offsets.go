@@ -2,9 +2,11 @@ package checkpoint
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -66,15 +68,9 @@ func FormatOffsets(m map[TopicPartition]int64) []byte {
 // SortedPartitions returns the partitions of m sorted by topic, then
 // partition: the order of an OffsetCheckpointFile's lines.
 func SortedPartitions(m map[TopicPartition]int64) []TopicPartition {
-	tps := make([]TopicPartition, 0, len(m))
-	for tp := range m {
-		tps = append(tps, tp)
-	}
-	sort.Slice(tps, func(i, j int) bool {
-		if tps[i].Topic != tps[j].Topic {
-			return tps[i].Topic < tps[j].Topic
-		}
-		return tps[i].Partition < tps[j].Partition
+	tps := slices.AppendSeq(make([]TopicPartition, 0, len(m)), maps.Keys(m))
+	slices.SortFunc(tps, func(a, b TopicPartition) int {
+		return kafkaname.ComparePartitions(a.Topic, a.Partition, b.Topic, b.Partition)
 	})
 	return tps
 }

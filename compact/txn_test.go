@@ -1,7 +1,6 @@
 package compact_test
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,9 +8,31 @@ import (
 	"time"
 
 	"github.com/partfs/partfs/compact"
+	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/record"
 )
+
+// abortedTxn is the aborted transaction of writeTxnPartition's partition.
+var abortedTxn = index.AbortedTxn{ProducerID: 5, FirstOffset: 1, LastOffset: 2, LastStableOffset: 1}
+
+// openTxnPartition writes writeTxnPartition's partition into a new data
+// directory and opens it with cleanup.policy=compact, returning the
+// directory, the options, the store and the partition's log.
+func openTxnPartition(t *testing.T) (string, logstore.Options, *logstore.Store, *logstore.Log) {
+	dir := t.TempDir()
+	writeTxnPartition(t, dir)
+	opts := logstore.Options{NoBackground: true, Defaults: map[string]string{"cleanup.policy": "compact"}}
+	st, err := logstore.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.Log("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, opts, st, l
+}
 
 // writeTxnPartition writes a partition by hand: K=good, then K=aborted in
 // an aborted transaction (with its ABORT marker and .txnindex entry), then
@@ -39,11 +60,7 @@ func writeTxnPartition(t *testing.T, dir string) {
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	txnIndex := make([]byte, 34) // version 0, producer 5, first 1, last 2, last stable 1
-	binary.BigEndian.PutUint64(txnIndex[2:], 5)
-	binary.BigEndian.PutUint64(txnIndex[10:], 1)
-	binary.BigEndian.PutUint64(txnIndex[18:], 2)
-	binary.BigEndian.PutUint64(txnIndex[26:], 1)
+	txnIndex := index.AppendTxnEntry(nil, abortedTxn)
 	for name, data := range map[string][]byte{
 		"00000000000000000000.log": seg, "00000000000000000000.txnindex": txnIndex,
 		"00000000000000000004.log": active,
@@ -59,14 +76,7 @@ func writeTxnPartition(t *testing.T, dir string) {
 // nor survives the cleaning (which would make it visible once the
 // .txnindex of the old segment is gone).
 func TestAbortedTransactionsNeverWin(t *testing.T) {
-	dir := t.TempDir()
-	writeTxnPartition(t, dir)
-	opts := logstore.Options{NoBackground: true, Defaults: map[string]string{"cleanup.policy": "compact"}}
-	st, err := logstore.Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, _ := st.Log("t", 0)
+	dir, opts, st, l := openTxnPartition(t)
 	want := "[{0 K good false} {3 J j false} {4 X x false}]"
 	if got := fmt.Sprint(readAll(t, l)); got != want {
 		t.Fatalf("before cleaning a consumer sees %s, want %s", got, want)
@@ -146,15 +156,8 @@ func batchesOf(t *testing.T, path string) string {
 // batch of it left and gives the marker a delete horizon (no .txnindex
 // entry any more); the third, past the horizon, retires the marker.
 func TestCleanerRetiresAbortedTransactionsAsKafka(t *testing.T) {
-	dir := t.TempDir()
-	writeTxnPartition(t, dir)
-	opts := logstore.Options{NoBackground: true, Defaults: map[string]string{"cleanup.policy": "compact"}}
-	st, err := logstore.Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _, st, l := openTxnPartition(t)
 	defer st.Close()
-	l, _ := st.Log("t", 0)
 	seg := filepath.Join(dir, "t-0", "00000000000000000000")
 	want := "[{0 K good false} {3 J j false} {4 X x false}]"
 	now := int64(10 * compact.DefaultProducerIDExpirationMs)
@@ -163,7 +166,7 @@ func TestCleanerRetiresAbortedTransactionsAsKafka(t *testing.T) {
 		batches string
 		txn     []byte
 	}{
-		{now, "[0:d 2:a 3:d]", txnEntry(5, 1, 2, 1)},
+		{now, "[0:d 2:a 3:d]", index.AppendTxnEntry(nil, abortedTxn)},
 		{now, "[0:d 2:ah 3:d]", nil},
 		{now + 86_400_000, "[0:d 3:d]", nil},
 	} {
@@ -188,13 +191,4 @@ func TestCleanerRetiresAbortedTransactionsAsKafka(t *testing.T) {
 			t.Fatalf("pass %d: a consumer sees %s, want %s", i+1, got, want)
 		}
 	}
-}
-
-func txnEntry(pid, first, last, lso int64) []byte {
-	e := make([]byte, 34)
-	binary.BigEndian.PutUint64(e[2:], uint64(pid))
-	binary.BigEndian.PutUint64(e[10:], uint64(first))
-	binary.BigEndian.PutUint64(e[18:], uint64(last))
-	binary.BigEndian.PutUint64(e[26:], uint64(lso))
-	return e
 }

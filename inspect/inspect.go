@@ -1,9 +1,9 @@
 // Package inspect prints and verifies partfs/Kafka data files offline, and
 // changes nothing on disk. It owns the logic behind `partfs dump`:
 // segments and raw record sets, their records decoded with an internal
-// topic's schemas on request (dumplog.go); offset and time indexes, and
-// their check against the segment beside them (dumpindex.go); transaction
-// indexes (dumptxn.go); offset checkpoints, leader-epoch checkpoints,
+// topic's schemas on request (dumplog.go); offset and time indexes, their
+// check against the segment beside them, and transaction indexes
+// (dumpindex.go); offset checkpoints, leader-epoch checkpoints,
 // partition.metadata, meta.properties and the clean-shutdown marker
 // (dumpcheckpoint.go). And behind `partfs check`: a whole data directory,
 // its partitions being the directories the store opens (check.go).

@@ -1,9 +1,13 @@
 package internaltopic
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/partfs/partfs/kafkaname"
 )
 
 // Groups is the state of the classic consumer groups that the records of
@@ -134,15 +138,9 @@ func (grp *Group) Partitions() []TopicPartition {
 			}
 		}
 	}
-	out := make([]TopicPartition, 0, len(seen))
-	for tp := range seen {
-		out = append(out, tp)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Topic != out[j].Topic {
-			return out[i].Topic < out[j].Topic
-		}
-		return out[i].Partition < out[j].Partition
+	out := slices.AppendSeq(make([]TopicPartition, 0, len(seen)), maps.Keys(seen))
+	slices.SortFunc(out, func(a, b TopicPartition) int {
+		return kafkaname.ComparePartitions(a.Topic, a.Partition, b.Topic, b.Partition)
 	})
 	return out
 }

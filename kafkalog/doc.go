@@ -6,7 +6,8 @@
 // It owns the client side of the protocol that the tree needs: metadata
 // (leaders and topic IDs, refreshed on a leader change), fetches decoded by
 // package record with read_committed filtering (control batches and the
-// response's aborted transactions), ListOffsets for earliest, latest, max
+// response's aborted transactions; what an answer holds past the window
+// it was fetched for starts the next window's Read), ListOffsets for earliest, latest, max
 // and timestamps, DescribeLogDirs for sizes, DescribeConfigs and
 // IncrementalAlterConfigs (validate-only first), CreateTopics and
 // CreatePartitions, and an idempotent producer of its own: one appender per

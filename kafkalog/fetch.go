@@ -43,13 +43,7 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 		defer func() { l.printed(seg.Base, pr) }()
 	}
 	for ; from < seg.Next; size = min(2*size, fetchMaxBytes) {
-		var p *kmsg.FetchResponseTopicPartition
-		var broker string
-		err := l.s.call(l.where(""), "fetch", func(ctx context.Context) error {
-			var err error
-			p, broker, err = l.fetch(ctx, from, size)
-			return err
-		})
+		p, broker, err := l.answer(from, size)
 		if errors.Is(err, kerr.OffsetOutOfRange) {
 			l.stale()
 			start, end := l.offsets()
@@ -64,11 +58,18 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 		if err != nil {
 			return err
 		}
+		rd.pr = nil
 		if pr != nil && pr.at == from {
-			pr.add(p)
+			rd.pr = pr // the answer continues what pr printed
 		}
 		rd.file = fmt.Sprintf("%s: fetch at offset %d", l.where(broker), from)
 		at, done, err := rd.batches(p, from)
+		if rd.pr != nil {
+			pr.mark()
+		}
+		if rd.rest >= 0 {
+			l.s.rest.put(l, seg.Next, p, rd.rest, broker)
+		}
 		lo, hi = from, at
 		if err != nil || done || at <= from {
 			// at <= from: nothing more below the last stable offset
@@ -77,6 +78,20 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 		from = at
 	}
 	return nil
+}
+
+// answer returns the partition's answer to a fetch at offset from of size
+// bytes: the rest of an earlier answer that reached past its window into
+// this one (restCache), or a fetch.
+func (l *Log) answer(from int64, size int32) (p *kmsg.FetchResponseTopicPartition, broker string, err error) {
+	if p, broker, ok := l.s.rest.take(l, from); ok {
+		return p, broker, nil
+	}
+	err = l.s.call(l.where(""), "fetch", func(ctx context.Context) error {
+		p, broker, err = l.fetch(ctx, from, size)
+		return err
+	})
+	return p, broker, err
 }
 
 // fetchSize is the size of a Read's first fetch: fetchMinBytes, or for a
@@ -173,6 +188,10 @@ type reader struct {
 	dec     *record.Decoder
 	file    string
 	aborted map[int64]bool // producers inside an aborted transaction
+	pr      *printer       // prints the batches of this answer, if set
+	// rest is where the batches of the answer that reach past the window
+	// begin, when the window ended inside the answer; else -1
+	rest int
 }
 
 // batches passes the wanted records of p's batches at or after offset
@@ -183,15 +202,20 @@ func (rd *reader) batches(p *kmsg.FetchResponseTopicPartition, from int64) (int6
 	sort.Slice(txns, func(i, j int) bool { return txns[i].FirstOffset < txns[j].FirstOffset })
 	sc := record.NewBytesScanner(p.RecordBatches, rd.file)
 	at := from
+	rd.rest = -1
 	for sc.Next() {
 		b := sc.Batch()
 		h := &b.Header
+		if rd.pr != nil {
+			rd.pr.batch(h)
+		}
 		for len(txns) > 0 && txns[0].FirstOffset <= h.LastOffset() {
 			rd.aborted[txns[0].ProducerID] = true
 			txns = txns[1:]
 		}
 		switch {
 		case h.Magic >= 2 && h.BaseOffset >= rd.next:
+			rd.rest = int(b.Pos)
 			return at, true, nil
 		case h.IsControl():
 			delete(rd.aborted, h.ProducerID)
@@ -203,7 +227,7 @@ func (rd *reader) batches(p *kmsg.FetchResponseTopicPartition, from int64) (int6
 				case r.Offset < from:
 					return true
 				case r.Offset >= rd.next:
-					stop = true
+					stop, rd.rest = true, int(b.Pos)
 					return false
 				}
 				stop = !rd.fn(r)

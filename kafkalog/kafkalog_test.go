@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -488,5 +489,85 @@ func TestCacheFiles(t *testing.T) {
 	}
 	if got, err := b.LoadSidecar("pos"); !errors.Is(err, partlog.ErrNotFound) {
 		t.Errorf("topic a's cache file read as topic b's: %q, %v", got, err)
+	}
+}
+
+// TestSequentialReadFetchesOnce: batches that span two windows (5,000
+// records, windows of 4,096 offsets) are fetched once by a reader going
+// through the windows in order: a window's Read starts with what the
+// previous one fetched past its end. Every record comes once, in order.
+func TestSequentialReadFetchesOnce(t *testing.T) {
+	c := cluster(t)
+	s := open(t, c)
+	if err := s.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := s.Partition("t", 0)
+	recs := make([]record.Record, 5000)
+	for i := range recs {
+		recs[i].Value = []byte(fmt.Sprintf("%06d %0110d", i, 0))
+	}
+	const appends = 40
+	for i := 0; i < appends; i++ {
+		if _, err := l.Append(recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var fetches atomic.Int64
+	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		fetches.Add(1)
+		return nil, nil, false
+	})
+	got := readAll(t, l)
+	if len(got) != appends*len(recs) {
+		t.Fatalf("%d records, want %d", len(got), appends*len(recs))
+	}
+	for i, r := range got {
+		if r.Offset != int64(i) || !bytes.Equal(r.Value, recs[i%len(recs)].Value) {
+			t.Fatalf("record %d: offset %d value %.10q", i, r.Offset, r.Value)
+		}
+	}
+	windows := int64(appends*len(recs)/WindowOffsets + 1)
+	if n := fetches.Load(); n > appends+2 {
+		t.Fatalf("%d fetches for %d batches in %d windows: batches fetched again", n, appends, windows)
+	}
+	t.Logf("%d fetches for %d batches in %d windows", fetches.Load(), appends, windows)
+}
+
+// TestTLSAndSASL: over TLS (the CA from Options.CAFile), each SASL
+// mechanism logs in, creates a topic, appends and reads back; a CA that
+// did not sign the brokers' certificate and a wrong password fail Open.
+func TestTLSAndSASL(t *testing.T) {
+	tlsOpt, ca := testutil.KafkaTLS(t)
+	c := cluster(t, tlsOpt, kfake.EnableSASL(), kfake.Superuser("PLAIN", "p", "pw-plain"),
+		kfake.Superuser("SCRAM-SHA-256", "s256", "pw-256"), kfake.Superuser("SCRAM-SHA-512", "s512", "pw-512"))
+	for _, m := range []struct{ mech, user, pass string }{
+		{"plain", "p", "pw-plain"}, {"scram-sha-256", "s256", "pw-256"}, {"scram-sha-512", "s512", "pw-512"},
+	} {
+		s := open(t, c, func(o *Options) { o.CAFile, o.SASL, o.User, o.Password = ca, m.mech, m.user, m.pass })
+		if err := s.CreateTopic(m.user); err != nil {
+			t.Fatalf("%s: %v", m.mech, err)
+		}
+		l, _ := s.Partition(m.user, 0)
+		if _, err := l.Append([]record.Record{{Value: []byte(m.mech)}}); err != nil {
+			t.Fatalf("%s: append: %v", m.mech, err)
+		}
+		if got := readAll(t, l); len(got) != 1 || string(got[0].Value) != m.mech {
+			t.Fatalf("%s: read back %+v", m.mech, got)
+		}
+		s.Close()
+	}
+	_, otherCA := testutil.KafkaTLS(t)
+	for what, mod := range map[string]func(*Options){
+		"another CA":     func(o *Options) { o.CAFile, o.SASL, o.User, o.Password = otherCA, "plain", "p", "pw-plain" },
+		"wrong password": func(o *Options) { o.CAFile, o.SASL, o.User, o.Password = ca, "scram-sha-512", "s512", "nope" },
+	} {
+		opt := Options{Brokers: c.ListenAddrs(), Timeout: 2 * time.Second, CacheDir: t.TempDir(), Logger: testutil.NewLogger().Entry}
+		mod(&opt)
+		if s, err := Open(opt); err == nil {
+			s.Close()
+			t.Errorf("%s: Open succeeded", what)
+		}
 	}
 }

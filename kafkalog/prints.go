@@ -1,10 +1,6 @@
 package kafkalog
 
-import (
-	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/partfs/partfs/record"
-)
+import "github.com/partfs/partfs/record"
 
 // maxMarks is how many prefix marks a window keeps.
 const maxMarks = 8
@@ -31,31 +27,28 @@ type printer struct {
 	changed bool   // a prefix disagreed with a mark
 }
 
-// add prints the batches of one fetch answer at or after p.at and marks
-// where the answer ends.
-func (p *printer) add(resp *kmsg.FetchResponseTopicPartition) {
-	sc := record.NewBytesScanner(resp.RecordBatches, "")
-	for sc.Next() {
-		h := &sc.Batch().Header
-		if h.BaseOffset >= p.next {
-			break
-		}
-		if h.LastOffset() < p.at {
-			continue
-		}
-		prev := p.at
-		for _, v := range []uint64{uint64(h.BaseOffset), uint64(h.LastOffset()), uint64(h.CRC)} {
-			for i := 0; i < 64; i += 8 {
-				p.sum = (p.sum ^ (v >> i & 0xff)) * 1099511628211
-			}
-		}
-		p.at = h.LastOffset() + 1
-		for _, m := range p.old {
-			if prev < m.upto && m.upto <= p.at && (m.upto != p.at || m.sum != p.sum) {
-				p.changed = true
-			}
+// batch prints one batch of a fetch answer that began at p.at; batches
+// at or past the window's end, or before p.at, are not printed.
+func (p *printer) batch(h *record.BatchHeader) {
+	if h.BaseOffset >= p.next || h.LastOffset() < p.at {
+		return
+	}
+	prev := p.at
+	for _, v := range []uint64{uint64(h.BaseOffset), uint64(h.LastOffset()), uint64(h.CRC)} {
+		for i := 0; i < 64; i += 8 {
+			p.sum = (p.sum ^ (v >> i & 0xff)) * 1099511628211
 		}
 	}
+	p.at = h.LastOffset() + 1
+	for _, m := range p.old {
+		if prev < m.upto && m.upto <= p.at && (m.upto != p.at || m.sum != p.sum) {
+			p.changed = true
+		}
+	}
+}
+
+// mark marks where the batches printed of one fetch answer end.
+func (p *printer) mark() {
 	if len(p.marks) < maxMarks && (len(p.marks) == 0 || p.marks[len(p.marks)-1].upto < p.at) {
 		p.marks = append(p.marks, mark{p.at, p.sum})
 	}

@@ -6,6 +6,7 @@
 package kafkaname
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -74,6 +75,12 @@ func ValidTopic(name string) bool { return CheckTopic(name) == nil }
 // PartitionDir is Kafka's "<topic>-<partition>".
 func PartitionDir(topic string, partition int) string {
 	return topic + "-" + strconv.Itoa(partition)
+}
+
+// ComparePartitions orders partitions by topic, then number: the order of
+// an offset checkpoint's lines and of a group's partitions.
+func ComparePartitions[N cmp.Ordered](topicA string, a N, topicB string, b N) int {
+	return cmp.Or(strings.Compare(topicA, topicB), cmp.Compare(a, b))
 }
 
 // ParsePartitionDir splits a name PartitionDir makes: a valid topic, '-',

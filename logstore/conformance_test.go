@@ -1,12 +1,12 @@
 package logstore
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/partlog/partlogtest"
@@ -52,8 +52,8 @@ func conformanceBackend() partlogtest.Backend {
 			if err := os.MkdirAll(part, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(part, "00000000000000000000.log"), txnSegment(t))
-			writeFile(t, filepath.Join(part, "00000000000000000000.txnindex"), abortedEntry(7, 2, 4, 2))
+			testutil.WriteFile(t, filepath.Join(part, "00000000000000000000.log"), txnSegment(t))
+			testutil.WriteFile(t, filepath.Join(part, "00000000000000000000.txnindex"), index.AppendTxnEntry(nil, index.AbortedTxn{ProducerID: 7, FirstOffset: 2, LastOffset: 4, LastStableOffset: 2}))
 			return open(t, dir, false)
 		},
 		DropOldest: func(t *testing.T, st partlog.Store, l partlog.Log) {
@@ -72,24 +72,6 @@ func conformanceBackend() partlogtest.Backend {
 				t.Fatalf("ApplyRetention deleted %d segments: %v", n, err)
 			}
 		},
-	}
-}
-
-// abortedEntry is one .txnindex entry: version 0, producer, first and last
-// offset, last stable offset.
-func abortedEntry(pid, first, last, lso int64) []byte {
-	e := make([]byte, 34)
-	binary.BigEndian.PutUint64(e[2:], uint64(pid))
-	binary.BigEndian.PutUint64(e[10:], uint64(first))
-	binary.BigEndian.PutUint64(e[18:], uint64(last))
-	binary.BigEndian.PutUint64(e[26:], uint64(lso))
-	return e
-}
-
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

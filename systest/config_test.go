@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // specConfig is one valid value for every property SPEC §6 names.
@@ -62,7 +64,7 @@ func TestConfigLines(t *testing.T) {
 func configMap(t *testing.T, path string) map[string]string {
 	t.Helper()
 	m := map[string]string{}
-	for _, line := range strings.Split(string(readFile(t, path)), "\n") {
+	for _, line := range strings.Split(string(testutil.ReadFile(t, path)), "\n") {
 		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
 			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}

@@ -192,11 +192,11 @@ func TestHostileSweep(t *testing.T) {
 		for _, op := range pathOps(d) {
 			op.run(t)
 		}
-		cfgBefore := readFile(t, d.path("h", "config"))
+		cfgBefore := testutil.ReadFile(t, d.path("h", "config"))
 		for _, op := range writeOps(d, rng) {
 			op.run(t)
 		}
-		if cfgAfter := readFile(t, d.path("h", "config")); !bytes.Equal(cfgBefore, cfgAfter) {
+		if cfgAfter := testutil.ReadFile(t, d.path("h", "config")); !bytes.Equal(cfgBefore, cfgAfter) {
 			t.Errorf("refused config writes changed the config:\n%s\n---\n%s", cfgBefore, cfgAfter)
 		}
 		checkServedLines(t, d.path("h", "0", "log"), lines)

@@ -234,6 +234,32 @@ func TestKafkaSCRAM(t *testing.T) {
 	}
 }
 
+// TestKafkaTLSPlain: a mount over TLS (--kafka-ca) with SASL PLAIN, the
+// password from --kafka-password-file, writes and reads a topic; without
+// --kafka-ca the brokers' certificate is refused and the mount fails.
+func TestKafkaTLSPlain(t *testing.T) {
+	tlsOpt, ca := testutil.KafkaTLS(t)
+	_, addr := kafkaCluster(t, tlsOpt, kfake.EnableSASL(), kfake.Superuser("PLAIN", "me", "pl41n"))
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte("pl41n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := kafkaMount(t, addr, "", "--kafka-ca", ca, "--kafka-sasl", "plain", "--kafka-user", "me", "--kafka-password-file", pw)
+	if got := d.sh("mkdir t && printf 'x\\ny\\n' >> t/0/log && cat t/0/log"); got != "x\ny\n" {
+		t.Errorf("over TLS the mount reads back %q", got)
+	}
+	d.stop()
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runPartfs(t, "mount", "--kafka", addr, "--kafka-tls", "--kafka-sasl", "plain", "--kafka-user", "me",
+		"--kafka-password-file", pw, "--kafka-timeout", "3s", mnt)
+	if code == 0 {
+		t.Errorf("a broker certificate no trusted CA signed: exit 0\n%s", tail(out, 500))
+	}
+}
+
 // TestKafkaLeaderMovesAndFaults: while lines are appended one write()
 // at a time, the partition's leader moves between three brokers and
 // produce requests fail (NOT_LEADER, and REQUEST_TIMED_OUT after the

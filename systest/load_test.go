@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // TestLoad: 4 writers and 4 `tail -f` readers on the same two partitions
@@ -73,13 +75,13 @@ func TestLoad(t *testing.T) {
 	t.Logf("%d lines in %v by 4 writers: %.0f lines/s; daemon RSS max %d MiB", total, elapsed.Round(time.Millisecond),
 		float64(total)/elapsed.Seconds(), rssMax>>10)
 	for p := 0; p < 2; p++ {
-		content := readFile(t, d.path(fmt.Sprintf("load/%d/log", p)))
+		content := testutil.ReadFile(t, d.path(fmt.Sprintf("load/%d/log", p)))
 		checkWriters(t, content, writers[p], writers[p+2])
 		for i, f := range files {
 			if strings.HasPrefix(f, fmt.Sprintf("load/%d/", p)) {
 				want := content
 				if strings.HasSuffix(f, ".jsonl") {
-					want = readFile(t, d.path(f))
+					want = testutil.ReadFile(t, d.path(f))
 				}
 				readers[i].finish(t, want)
 			}
@@ -191,7 +193,7 @@ func (r *tailReader) finish(t *testing.T, want []byte) {
 	}
 	r.cmd.Process.Kill()
 	<-r.done
-	got := readFile(t, r.out)
+	got := testutil.ReadFile(t, r.out)
 	if !bytes.Equal(got, want) {
 		i := 0
 		for i < len(got) && i < len(want) && got[i] == want[i] {
