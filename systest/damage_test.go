@@ -158,7 +158,7 @@ func damageCases(dir string) []damageCase {
 		{name: "recovery-point checkpoint with a bad number", damage: setRP("0\n2\nt 0 4x0\nz 0 200\n"),
 			checkCode: 1, checkSays: []string{rp, "line 3"}, wantEnd: tEnd},
 		{name: "log-start-offset checkpoint with a bad number", damage: func(t *testing.T, d string) {
-			writeFile(t, filepath.Join(d, "log-start-offset-checkpoint"), []byte("0\n1\nt 0 -x\n"))
+			testutil.WriteFile(t, filepath.Join(d, "log-start-offset-checkpoint"), []byte("0\n1\nt 0 -x\n"))
 		}, checkCode: 1, checkSays: []string{"log-start-offset-checkpoint", "line 3"}, wantEnd: tEnd},
 		{name: "recovery-point checkpoint past the log end, torn tail", damage: func(t *testing.T, d string) {
 			setRP("0\n2\nt 0 999\nz 0 200\n")(t, d)
@@ -170,12 +170,12 @@ func damageCases(dir string) []damageCase {
 		{name: "missing segment in the middle, unclean", damage: remove(seg22, tSeg(dir, 22, ".index"), tSeg(dir, 22, ".timeindex")),
 			checkCode: -1, checkSays: []string{seg33, "22"}, wantEnd: tEnd, holes: [][2]int64{{22, 33}}, checkAfter: -1},
 		{name: ".cleaned leftovers", damage: func(t *testing.T, d string) {
-			writeFile(t, seg0+".cleaned", []byte("garbage of an interrupted cleaning"))
-			writeFile(t, tSeg(dir, 0, ".index.cleaned"), make([]byte, 80))
+			testutil.WriteFile(t, seg0+".cleaned", []byte("garbage of an interrupted cleaning"))
+			testutil.WriteFile(t, tSeg(dir, 0, ".index.cleaned"), make([]byte, 80))
 		}, checkCode: -1, checkSays: []string{seg0 + ".cleaned"}, wantEnd: tEnd},
 		{name: ".swap leftover of a finished cleaning (segments 0 and 11 merged)", damage: func(t *testing.T, d string) {
-			a, b := readFile(t, seg0), readFile(t, seg11)
-			writeFile(t, seg0+".swap", append(a, b...))
+			a, b := testutil.ReadFile(t, seg0), testutil.ReadFile(t, seg11)
+			testutil.WriteFile(t, seg0+".swap", append(a, b...))
 		}, checkCode: -1, checkSays: []string{seg0 + ".swap"}, wantEnd: tEnd},
 		{name: "segment file of garbage", damage: func(t *testing.T, d string) {
 			editFile(t, seg22, func(b []byte) []byte {
@@ -335,22 +335,6 @@ func checkLookups(t *testing.T, st partlog.Store, tc damageCase) {
 		if first != want {
 			t.Errorf("read from offset %d starts at %d", o, first)
 		}
-	}
-}
-
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -76,7 +76,7 @@ func TestDiskFullMount(t *testing.T) {
 // checkServedLines: the plain view of a partition is exactly lines.
 func checkServedLines(t *testing.T, path string, lines []string) {
 	t.Helper()
-	got := string(readFile(t, path))
+	got := string(testutil.ReadFile(t, path))
 	want := strings.Join(lines, "\n") + "\n"
 	if got != want {
 		t.Errorf("%s serves %d bytes (%d lines), want %d bytes (%d lines)", path, len(got), strings.Count(got, "\n"), len(want), len(lines))

@@ -30,7 +30,7 @@ func smallDisk(t *testing.T, size string) (dir, ballast string) {
 		}
 	})
 	ballast = filepath.Join(dir, "ballast")
-	writeFile(t, ballast, make([]byte, 1<<20))
+	testutil.WriteFile(t, ballast, make([]byte, 1<<20))
 	return dir, ballast
 }
 
