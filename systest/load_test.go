@@ -32,20 +32,12 @@ func TestLoad(t *testing.T) {
 	var rssMax int64
 	stopRSS := make(chan struct{})
 	var rssWG sync.WaitGroup
-	rssWG.Add(1)
-	go func() {
-		defer rssWG.Done()
-		for {
-			select {
-			case <-stopRSS:
-				return
-			case <-time.After(time.Second):
-			}
-			if s := d.stats(); s.rssKB > rssMax {
-				rssMax = s.rssKB
-			}
+	testutil.Every(&rssWG, stopRSS, func() <-chan time.Time { return time.After(time.Second) }, func() bool {
+		if s := d.stats(); s.rssKB > rssMax {
+			rssMax = s.rssKB
 		}
-	}()
+		return true
+	})
 	writers := make([]*loadWriter, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(secs)*time.Second)
 	defer cancel()
