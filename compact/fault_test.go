@@ -15,13 +15,7 @@ import (
 // with every key's latest value, and no temporary file is left; a cleaning
 // after the disk recovers gives the result of an undisturbed one.
 func TestFailuresDuringCleaning(t *testing.T) {
-	base := buildCrashLog(t)
-	before, _ := stateOf(t, base.Crash())
-	ref := base.Crash()
-	if _, err := cleanOnce(t, ref); err != nil {
-		t.Fatal(err)
-	}
-	after, _ := stateOf(t, ref)
+	base, before, after := crashLogStates(t)
 
 	for _, op := range []vfs.Op{vfs.OpWrite, vfs.OpSync, vfs.OpCreate, vfs.OpRename, vfs.OpSyncDir} {
 		for k := 1; ; k++ {
@@ -40,15 +34,8 @@ func TestFailuresDuringCleaning(t *testing.T) {
 			} else if !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EIO) {
 				t.Logf("%s: error %v does not wrap the injected errno", step, err)
 			}
-			got, names := stateOf(t, fs)
-			noTempFiles(t, k, names)
-			checkBetween(t, k, got, before, after)
-			if _, err := cleanOnce(t, fs); err != nil {
-				t.Fatalf("%s: cleaning after recovery: %v", step, err)
-			}
-			if again, _ := stateOf(t, fs); fmt.Sprint(again) != fmt.Sprint(after) {
-				t.Fatalf("%s: cleaning after recovery differs from an undisturbed one", step)
-			}
+			checkInterrupted(t, k, fs, before, after)
+			checkRecleans(t, step, fs, after)
 		}
 	}
 }

@@ -483,22 +483,14 @@ func TestConcurrentLookupsDuringAppends(t *testing.T) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for r := 0; r < 4; r++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				off, pos := ox.Lookup(1 << 40)
-				if off != 0 && int64(pos) != off*10 {
-					t.Errorf("torn entry (%d,%d)", off, pos)
-					return
-				}
+		testutil.Spin(&wg, stop, func() bool {
+			off, pos := ox.Lookup(1 << 40)
+			if off != 0 && int64(pos) != off*10 {
+				t.Errorf("torn entry (%d,%d)", off, pos)
+				return false
 			}
-		}()
+			return true
+		})
 	}
 	for i := int64(1); i <= 5000; i++ {
 		must(t, ox.Append(i, int32(i*10)))

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -162,7 +163,7 @@ func FuzzSimpleRecords(f *testing.F) {
 		h := BatchHeader{BaseOffset: 10, BaseTimestamp: 1000, Attributes: int16(len(data) & attrLogAppendTime), MaxTimestamp: 7}
 		var d, ref Decoder
 		var got []Record
-		n, used, _ := d.simpleRecords(data, &h, 64, func(r *Record) bool { got = append(got, cloneRecord(r)); return true })
+		n, used, _ := d.simpleRecords(data, &h, 64, math.MinInt64, math.MaxInt64, func(r *Record) bool { got = append(got, cloneRecord(r)); return true })
 		if int(n) != len(got) || used > len(data) {
 			t.Fatalf("n %d, %d records, used %d of %d", n, len(got), used, len(data))
 		}

@@ -2,7 +2,6 @@ package systest
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,8 +21,7 @@ var specConfig = []string{
 // changes only that key, shows in `cat config`, and persists across a
 // kill -9 and a clean remount.
 func TestConfigLines(t *testing.T) {
-	root := t.TempDir()
-	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	d := startFresh(t)
 	mkTopic(t, d, "c", 1)
 	cfg := d.path("c", "config")
 	for i, line := range specConfig {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -174,8 +173,7 @@ func nestedJSON(depth int) []byte {
 // mount gives SPEC's errno, the partition is unchanged by refused writes,
 // the daemon survives, and its fds and threads do not grow.
 func TestHostileSweep(t *testing.T) {
-	root := t.TempDir()
-	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	d := startFresh(t)
 	mkTopic(t, d, "h", 1)
 	var lines []string
 	for i := 0; i < 100; i++ {

@@ -21,36 +21,23 @@ import (
 // each writer's acknowledged lines are there in its order, and the
 // daemon's RSS stays bounded. Reports lines/s.
 func TestLoad(t *testing.T) {
-	secs := 60
-	if long() {
-		secs = 300
-	}
-	secs = envInt(t, "PARTFS_LOAD_SECONDS", secs)
-	root := t.TempDir()
-	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	secs := testSize(t, "PARTFS_LOAD_SECONDS", 60, 300)
+	d := startFresh(t)
 	mkTopic(t, d, "load", 2, "segment.bytes=8388608", "compression.type=lz4")
 	files := []string{"load/0/log", "load/0/log.jsonl", "load/1/log", "load/1/log.jsonl"}
 	readers := make([]*tailReader, len(files))
 	for i, f := range files {
-		readers[i] = startTail(t, d.path(f), filepath.Join(root, fmt.Sprintf("tail%d", i)))
+		readers[i] = startTail(t, d.path(f), filepath.Join(t.TempDir(), "tail"))
 	}
 	var rssMax int64
 	stopRSS := make(chan struct{})
 	var rssWG sync.WaitGroup
-	rssWG.Add(1)
-	go func() {
-		defer rssWG.Done()
-		for {
-			select {
-			case <-stopRSS:
-				return
-			case <-time.After(time.Second):
-			}
-			if s := d.stats(); s.rssKB > rssMax {
-				rssMax = s.rssKB
-			}
+	testutil.Every(&rssWG, stopRSS, func() <-chan time.Time { return time.After(time.Second) }, func() bool {
+		if s := d.stats(); s.rssKB > rssMax {
+			rssMax = s.rssKB
 		}
-	}()
+		return true
+	})
 	writers := make([]*loadWriter, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(secs)*time.Second)
 	defer cancel()
