@@ -24,7 +24,7 @@ func TestEncodeMatchesBrokerBytes(t *testing.T) {
 		var recs []Record
 		var d Decoder
 		b := &Batch{Header: h, Raw: want}
-		if err := d.Records(b, func(r *Record) bool { recs = append(recs, cloneRecord(r)); return true }); err != nil {
+		if err := d.Records(b, func(r *Record) bool { recs = append(recs, r.Clone()); return true }); err != nil {
 			t.Fatal(err)
 		}
 		var e Encoder
