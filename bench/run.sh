@@ -9,4 +9,5 @@ mkdir -p bin
 go build -o bin/partfs ./cmd/partfs
 go build -o bin/fsbench-baseline ./bench/baseline
 go build -o bin/fsbench ./bench/fsbench
-exec bin/fsbench -partfs bin/partfs -baseline bin/fsbench-baseline "$@"
+# 10 alternating rounds unless -rounds says otherwise (a later flag wins).
+exec bin/fsbench -partfs bin/partfs -baseline bin/fsbench-baseline -rounds 10 "$@"

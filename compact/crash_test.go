@@ -1,11 +1,13 @@
 package compact_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,6 +209,30 @@ func sorted(m map[string]rec) []rec {
 	return out
 }
 
+// checkInterrupted checks the log of fs after a cleaning that a crash or
+// fault interrupted at step: no temporary file is left and each replaced
+// group holds the records of before or after the cleaning. It returns the
+// records.
+func checkInterrupted(t *testing.T, step int, fs vfs.FS, before, after []rec) []rec {
+	t.Helper()
+	got, names := stateOf(t, fs)
+	noTempFiles(t, step, names)
+	checkBetween(t, step, got, before, after)
+	return got
+}
+
+// checkRecleans: cleaning the recovered log of fs gives after, the result
+// of an undisturbed cleaning.
+func checkRecleans(t *testing.T, step string, fs vfs.FS, after []rec) {
+	t.Helper()
+	if _, err := cleanOnce(t, fs); err != nil {
+		t.Fatalf("%s: cleaning after recovery: %v", step, err)
+	}
+	if again, _ := stateOf(t, fs); fmt.Sprint(again) != fmt.Sprint(after) {
+		t.Fatalf("%s: cleaning after recovery gives\n%v\nwant\n%v", step, again, after)
+	}
+}
+
 func noTempFiles(t *testing.T, step int, names []string) {
 	t.Helper()
 	for _, n := range names {
@@ -278,21 +304,40 @@ func TestCrashAtEveryStepOfCleaning(t *testing.T) {
 		if snap == nil {
 			t.Fatalf("step %d never reached (%d ops)", k, inj.n)
 		}
-		torn := snapTorn
-		got, names := stateOf(t, snap)
-		noTempFiles(t, k, names)
-		checkBetween(t, k, got, before, after)
+		got := checkInterrupted(t, k, snap, before, after)
 		t.Logf("crash before op %d (%s): %d records", k, what, len(got))
-		tornGot, tornNames := stateOf(t, torn)
-		noTempFiles(t, k, tornNames)
-		checkBetween(t, k, tornGot, before, after)
+		checkInterrupted(t, k, snapTorn, before, after)
+		checkRecleans(t, fmt.Sprint("step ", k), snap, after)
+	}
+}
 
-		// Cleaning the recovered log gives the same result as a cleaning without crash.
-		if _, err := cleanOnce(t, snap); err != nil {
-			t.Fatalf("step %d: cleaning after recovery: %v", k, err)
-		}
-		if again, _ := stateOf(t, snap); fmt.Sprint(again) != fmt.Sprint(after) {
-			t.Fatalf("step %d: cleaning after recovery gives\n%v\nwant\n%v", k, again, after)
+// TestFailuresDuringCleaning fails the k-th write, sync, create or rename
+// of a cleaning with ENOSPC/EIO: the cleaning reports the error, the log
+// (reopened) holds the records of before or after each replaced group
+// with every key's latest value, and no temporary file is left; a cleaning
+// after the disk recovers gives the result of an undisturbed one.
+func TestFailuresDuringCleaning(t *testing.T) {
+	base, before, after := crashLogStates(t)
+
+	for _, op := range []vfs.Op{vfs.OpWrite, vfs.OpSync, vfs.OpCreate, vfs.OpRename, vfs.OpSyncDir} {
+		for k := 1; ; k++ {
+			fs := base.Crash()
+			inj := vfs.FailNth(op, k, syscall.ENOSPC)
+			if op == vfs.OpSync || op == vfs.OpSyncDir {
+				inj.Err = syscall.EIO
+			}
+			_, err := cleanOnce(t, vfs.NewErrorFS(fs, inj))
+			if inj.Fired() == 0 {
+				break // fewer than k such operations
+			}
+			step := fmt.Sprintf("%v #%d", op, k)
+			if err == nil {
+				t.Logf("%s: failure not reported by the cleaning (absorbed by the store)", step)
+			} else if !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EIO) {
+				t.Logf("%s: error %v does not wrap the injected errno", step, err)
+			}
+			checkInterrupted(t, k, fs, before, after)
+			checkRecleans(t, step, fs, after)
 		}
 	}
 }

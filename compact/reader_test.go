@@ -15,9 +15,7 @@ import (
 // whole old stream, in order, without error or duplicate; a new snapshot
 // sees the cleaned log.
 func TestReaderAcrossSwap(t *testing.T) {
-	fs := buildCrashLog(t)
-	before, _ := stateOf(t, fs.Crash())
-	after, _ := stateOf(t, cleanedCopy(t, fs))
+	fs, before, after := crashLogStates(t)
 
 	st, err := openStore(t, fs)
 	if err != nil {
@@ -54,6 +52,15 @@ func TestReaderAcrossSwap(t *testing.T) {
 	if now := readAll(t, l); fmt.Sprint(now) != fmt.Sprint(after) {
 		t.Fatalf("new reader sees\n%v\nwant the cleaned log\n%v", now, after)
 	}
+}
+
+// crashLogStates builds the crash log and returns it with its records and
+// those of a cleaned copy.
+func crashLogStates(t *testing.T) (fs *vfs.CrashFS, before, after []rec) {
+	fs = buildCrashLog(t)
+	before, _ = stateOf(t, fs.Crash())
+	after, _ = stateOf(t, cleanedCopy(t, fs))
+	return fs, before, after
 }
 
 func cleanedCopy(t *testing.T, fs *vfs.CrashFS) *vfs.CrashFS {

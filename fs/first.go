@@ -51,18 +51,22 @@ type firsts struct {
 // when too many hold one.
 func (fs *firsts) add(n *viewNode, f *firstChunk) {
 	n.mu.Lock()
+	old := n.first
 	n.first = f
 	n.mu.Unlock()
+	if old != nil {
+		old.c.unref() // a name looked up again
+	}
 	fs.mu.Lock()
 	fs.nodes = append(fs.nodes, n)
-	var old *viewNode
+	var oldest *viewNode
 	if len(fs.nodes) > maxFirsts {
-		old = fs.nodes[0]
+		oldest = fs.nodes[0]
 		fs.nodes = append(fs.nodes[:0], fs.nodes[1:]...)
 	}
 	fs.mu.Unlock()
-	if old != nil {
-		old.dropFirst()
+	if oldest != nil {
+		oldest.dropFirst()
 	}
 }
 

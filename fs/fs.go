@@ -118,7 +118,14 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 			// fallback; others go through fusermount3.
 			DirectMountStrict: os.Geteuid() == 0,
 			MaxWrite:          maxRequest,
-			MaxReadAhead:      1 << 20,
+			MaxReadAhead:      readAhead,
+			// The kernel keeps a view's pages when its size grows;
+			// viewCache drops what changed.
+			ExplicitDataCacheControl: true,
+			// Read-ahead requests one at a time, in order: a view's
+			// handle renders ahead for a sequential reader, which
+			// requests racing each other would defeat.
+			DisabledCapabilities: fuse.CAP_ASYNC_READ,
 		},
 	}
 	if f.ro {
@@ -130,6 +137,7 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 	srv, err := gofs.Mount(dir, f.Root(), opts)
 	if err == nil {
 		f.pt.probe(srv, mo.NoPassthrough, f.lg)
+		raiseReadAhead(dir, f.lg)
 	}
 	if err == nil && !f.ro && f.opt.SaveInterval >= 0 {
 		f.stopSaver = f.startSaver(cmp.Or(f.opt.SaveInterval, time.Minute))

@@ -31,6 +31,8 @@ type viewHandle struct {
 	buf     []byte          // REQUIRES: mu held; render scratch
 	partial []byte          // REQUIRES: mu held; written bytes not yet ended by \n
 	recs    []record.Record // REQUIRES: mu held; reused record slice for appends
+	// cached: this open reads through the kernel's page cache (viewCache)
+	cached bool
 	// failed is the error of a line that failed before its end arrived
 	// (the kernel splits writes larger than max_write, and the writer
 	// retries the rest): every write until that line's newline fails
@@ -60,8 +62,15 @@ func (h *viewHandle) refresh() {
 	h.size, h.limit = max(h.size, size), max(h.limit, limit)
 }
 
-func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.ReadResult, errno syscall.Errno) {
+func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.ReadResult, errno syscall.Errno) {
 	n := h.n
+	if h.cached {
+		defer func() {
+			if errno == 0 && rr.Size() < len(dest) {
+				n.cache.shortRead(off + int64(rr.Size()))
+			}
+		}()
+	}
 	lg := n.lg.WithField("pos", off)
 	defer n.p.fsys.observe("read", time.Now(), &errno)
 	defer guard(lg, "read", &errno)
@@ -83,6 +92,13 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (_ fuse.R
 	for res.size < len(dest) {
 		if h.ahead == nil || len(h.ahead.data) == 0 {
 			if err := h.fillAhead(len(dest) - res.size); err != nil {
+				if h.cached {
+					// The kernel takes a short read for the end of
+					// the file: fail the request (its pages).
+					res.Done()
+					h.uncache()
+					return nil, fail(lg.WithField("offset", h.cur.off), "read", err)
+				}
 				if res.size > 0 {
 					// deliver what came before; the error comes again
 					// with the next read, which renders from h.cur
@@ -207,6 +223,9 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.dropAhead()
+	if h.cached {
+		h.n.cache.closed()
+	}
 	return 0
 }
 

@@ -14,8 +14,19 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// Write appends the complete lines of data (SPEC §4), ignoring off.
-func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
+// Write appends the complete lines of data (SPEC §4). off is where the
+// kernel appends, its end of the file: what its cache holds from there on
+// is dropped once the lines are appended.
+func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	n, errno := h.write(data)
+	if errno == 0 {
+		h.n.cache.appended(h.n.EmbeddedInode(), off)
+	}
+	return n, errno
+}
+
+// write appends the complete lines of data and holds the rest.
+func (h *viewHandle) write(data []byte) (_ uint32, errno syscall.Errno) {
 	lg := h.n.lg // guard and fail name the op; no entry built per write
 	defer h.n.p.fsys.observe("write", time.Now(), &errno)
 	defer guard(lg, "write", &errno)

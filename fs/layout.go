@@ -288,6 +288,35 @@ func (ly *layout) end(k kind) (int64, error) {
 	return last.start[k] + last.length[k], nil
 }
 
+// withSync runs fn on the bookkeeping reconciled with a fresh snapshot,
+// under mu; the snapshot is released when fn returns.
+func (ly *layout) withSync(fn func() error) error {
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	release, err := ly.sync()
+	defer release()
+	if err != nil {
+		return err
+	}
+	return fn()
+}
+
+// gapless reports whether stream k has no gap: the first segment's range
+// starts at 0 and each segment's content, wholly accounted for, ends where
+// the next one's range starts. REQUIRES: mu held, after sync.
+func (ly *layout) gapless(k kind) bool {
+	if ly.segs[0].start[k] != 0 {
+		return false
+	}
+	for i := 1; i < len(ly.segs); i++ {
+		p, s := ly.segs[i-1], ly.segs[i]
+		if p.next < p.snap.Next || p.start[k]+p.length[k] != s.start[k] {
+			return false
+		}
+	}
+	return true
+}
+
 // noteAppend accounts for records just appended at offsets first.. (as m
 // measured them) so that a stat after a write does not read them back. It
 // only does so when they surely landed right after what is known of the

@@ -103,10 +103,10 @@ func windowRead(t *testing.T, fsys *FS, byTime bool, name string) (size int64, g
 	return size, got, fc != nil
 }
 
-// renderFrom renders all[i:] in kind k up to n bytes or a little more,
+// renderFrom renders all[i:j] in kind k up to n bytes or a little more,
 // and returns the length of the whole rendering.
-func renderFrom(all []record.Record, i int, k kind, n int) (b []byte, size int64) {
-	for ; i < len(all); i++ {
+func renderFrom(all []record.Record, i, j int, k kind, n int) (b []byte, size int64) {
+	for ; i < j; i++ {
 		if len(b) < n {
 			b = render(b, k, &all[i])
 		} else {
@@ -144,15 +144,18 @@ func TestWindowFirstRead(t *testing.T) {
 		offs = append(offs, rng.Int63n(l.EndOffset()))
 	}
 	type tcase struct {
-		byTime bool
-		name   string
-		from   int // index into all of the first record
+		byTime   bool
+		name     string
+		from, to int // indexes into all of the first record and after the last
 	}
 	var cases []tcase
 	for _, off := range offs {
-		cases = append(cases, tcase{false, strconv.FormatInt(off, 10), index(off)})
+		cases = append(cases, tcase{false, strconv.FormatInt(off, 10), index(off), len(all)})
 	}
-	cases = append(cases, tcase{false, "earliest", 0}, tcase{false, "latest", len(all)})
+	cases = append(cases, tcase{false, "earliest", 0, len(all)}, tcase{false, "latest", len(all), len(all)})
+	for _, r := range [][2]int64{{0, 3}, {snap[1].Base - 2, snap[1].Base + 3}, {snap[2].Base, snap[3].Base}, {5, 5}} {
+		cases = append(cases, tcase{false, fmt.Sprintf("%d..%d", r[0], r[1]), index(r[0]), index(r[1])})
+	}
 	firstAt := func(ts int64) int {
 		for i, r := range all {
 			if r.Timestamp >= ts {
@@ -164,9 +167,9 @@ func TestWindowFirstRead(t *testing.T) {
 	now := time.UnixMilli(600_000_000_000)
 	for _, i := range []int{0, 1, 999, 1000, 30500, len(all) - 1} {
 		ts := all[i].Timestamp
-		cases = append(cases, tcase{true, strconv.FormatInt(ts, 10), firstAt(ts)},
-			tcase{true, strconv.FormatInt(ts+1, 10), firstAt(ts + 1)},
-			tcase{true, time.UnixMilli(ts).UTC().Format(time.RFC3339Nano), firstAt(ts)})
+		cases = append(cases, tcase{true, strconv.FormatInt(ts, 10), firstAt(ts), len(all)},
+			tcase{true, strconv.FormatInt(ts+1, 10), firstAt(ts + 1), len(all)},
+			tcase{true, time.UnixMilli(ts).UTC().Format(time.RFC3339Nano), firstAt(ts), len(all)})
 	}
 	maxTs, maxAt := int64(-1), 0
 	for i, r := range all {
@@ -174,9 +177,12 @@ func TestWindowFirstRead(t *testing.T) {
 			maxTs, maxAt = r.Timestamp, i
 		}
 	}
-	cases = append(cases, tcase{true, "earliest", 0}, tcase{true, "latest", len(all)}, tcase{true, "max", maxAt},
-		tcase{true, "-10m", firstAt(now.Add(-10 * time.Minute).UnixMilli())}, tcase{true, "-1d2h", firstAt(now.Add(-26 * time.Hour).UnixMilli())},
-		tcase{true, "2000000000000", len(all)})
+	cases = append(cases, tcase{true, "earliest", 0, len(all)}, tcase{true, "latest", len(all), len(all)}, tcase{true, "max", maxAt, len(all)},
+		tcase{true, "-10m", firstAt(now.Add(-10 * time.Minute).UnixMilli()), len(all)},
+		tcase{true, "-1d2h", firstAt(now.Add(-26 * time.Hour).UnixMilli()), len(all)},
+		tcase{true, "2000000000000", len(all), len(all)})
+	t1, t2 := all[1000].Timestamp, all[30500].Timestamp
+	cases = append(cases, tcase{true, fmt.Sprintf("%d..%d", t1, t2), firstAt(t1), max(firstAt(t1), firstAt(t2))})
 
 	placed := New(Options{Store: st, Now: func() time.Time { return now }})
 	for _, k := range []string{"", ".jsonl"} {
@@ -186,7 +192,7 @@ func TestWindowFirstRead(t *testing.T) {
 		}
 		rendered := 0
 		for _, c := range cases {
-			want, wantSize := renderFrom(all, c.from, kd, 72<<10)
+			want, wantSize := renderFrom(all, c.from, c.to, kd, 72<<10)
 			for _, fsys := range []*FS{New(Options{Store: st, Now: placed.opt.Now}), placed} {
 				size, got, first := windowRead(t, fsys, c.byTime, c.name+k)
 				if size != wantSize {

@@ -27,19 +27,35 @@ type chunk struct {
 }
 
 // chunkBufs holds rendering buffers of maxAhead bytes, the size of every
-// chunk of a stream. A buffer whose reply go-fuse never completes (a
-// reply it suppresses) is left to the GC.
-var chunkBufs = sync.Pool{New: func() any {
-	b := make([]byte, maxAhead)
-	return &b
-}}
+// chunk of a stream, and firstBufs those of firstRender bytes, one per
+// window lookup. A buffer whose reply go-fuse never completes (a reply it
+// suppresses) is left to the GC.
+var chunkBufs, firstBufs = bufPool(maxAhead), bufPool(firstRender)
+
+func bufPool(size int) *sync.Pool {
+	return &sync.Pool{New: func() any {
+		b := make([]byte, size)
+		return &b
+	}}
+}
+
+// pooled returns the pool of buffers of size bytes, if there is one.
+func pooled(size int) *sync.Pool {
+	switch size {
+	case maxAhead:
+		return chunkBufs
+	case firstRender:
+		return firstBufs
+	}
+	return nil
+}
 
 // newChunk returns a chunk with an empty buffer of size bytes and one
 // reference.
 func newChunk(size int) *chunk {
 	var b *[]byte
-	if size == maxAhead {
-		b = chunkBufs.Get().(*[]byte)
+	if p := pooled(size); p != nil {
+		b = p.Get().(*[]byte)
 	} else {
 		s := make([]byte, size)
 		b = &s
@@ -52,8 +68,8 @@ func newChunk(size int) *chunk {
 // unref drops one reference; the last returns a pooled buffer.
 func (c *chunk) unref() {
 	if c.refs.Add(-1) == 0 {
-		if cap(*c.buf) == maxAhead {
-			chunkBufs.Put(c.buf)
+		if p := pooled(cap(*c.buf)); p != nil {
+			p.Put(c.buf)
 		}
 		c.buf, c.data = nil, nil
 	}

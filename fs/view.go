@@ -30,6 +30,8 @@ type viewNode struct {
 	seenLimit int64       // end offset as of the last Getattr
 	seenSize  int64       // size as of the last Getattr
 	first     *firstChunk // REQUIRES: mu held; the lookup's rendering, until an open takes it
+
+	cache viewCache // what the kernel may keep of log and log.jsonl
 }
 
 var (
@@ -48,18 +50,15 @@ func (n *viewNode) size() (size, limit int64, err error) {
 		return n.rangeLen, n.rangeEnd, nil
 	}
 	ly := n.p.ly
-	ly.mu.Lock()
-	defer ly.mu.Unlock()
-	release, err := ly.sync()
-	defer release()
+	err = ly.withSync(func() error {
+		end, err := ly.end(n.k)
+		size, limit = max(end-n.startPos, 0), ly.segs[len(ly.segs)-1].snap.Next
+		return err
+	})
 	if err != nil {
 		return 0, 0, err
 	}
-	end, err := ly.end(n.k)
-	if err != nil {
-		return 0, 0, err
-	}
-	return max(end-n.startPos, 0), ly.segs[len(ly.segs)-1].snap.Next, nil
+	return size, limit, nil
 }
 
 // seen records a size observed by a stat, so open handles read up to it.
@@ -84,6 +83,7 @@ func (n *viewNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.At
 		return fail(n.lg, "getattr", err)
 	}
 	n.seen(size, limit)
+	n.cache.grown(n.EmbeddedInode(), size)
 	n.fillAttr(out, size)
 	return 0
 }
@@ -165,9 +165,14 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 	if c := n.takeFirst(limit); c != nil {
 		h.ahead, h.cur = c, c.cur
 	}
+	fl := uint32(fuse.FOPEN_DIRECT_IO) // a window
+	if n.writable {
+		candidate := !writing && flags&syscall.O_TRUNC == 0
+		fl, h.cached = n.cache.openFlags(candidate, n.gapless)
+	}
 	if !writing {
 		// nothing to flush at close: the kernel then sends no FLUSH
-		return h, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+		fl |= fuse.FOPEN_NOFLUSH
 	}
-	return h, fuse.FOPEN_DIRECT_IO, 0
+	return h, fl, 0
 }

@@ -151,22 +151,18 @@ func (d *windowDir) place(v *viewNode, to int64) (*firstChunk, error) {
 	}
 	c := newChunk(firstRender)
 	w := &renderer{k: v.k, cur: &cursor{off: v.startOff}, limit: limit, o: &renderOut{dst: *c.buf}}
-	if v.startPos, err = ly.posRendering(v.k, v.startOff, w); err != nil {
-		return nil, err
-	}
-	var first *firstChunk
-	if w.o.n > 0 {
-		c.data, c.cur = w.o.dst[:w.o.n], *w.cur
-		first = &firstChunk{c: c, seg: w.seg, limit: limit, changed: changed}
-	}
-	if to >= 0 {
-		endPos, err := ly.posOf(v.k, to)
-		if err != nil {
-			return nil, err
-		}
+	v.startPos, err = ly.posRendering(v.k, v.startOff, w)
+	if err == nil && to >= 0 {
+		var endPos int64
+		endPos, err = ly.posOf(v.k, to)
 		v.rangeEnd, v.rangeLen = to, max(endPos-v.startPos, 0)
 	}
-	return first, nil
+	if err != nil || w.o.n == 0 {
+		c.unref()
+		return nil, err
+	}
+	c.data, c.cur = w.o.dst[:w.o.n], *w.cur
+	return &firstChunk{c: c, seg: w.seg, limit: limit, changed: changed}, nil
 }
 
 // parseDecimal accepts only digits (no sign, exponent or spaces).

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -25,15 +26,6 @@ func openFile(t testing.TB, name string) vfs.File {
 	return f
 }
 
-func fileBytes(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestPreallocationSizes(t *testing.T) {
 	dir := t.TempDir()
 	ox, err := OpenOffsetIndex(openFile(t, filepath.Join(dir, "a.index")), 0, DefaultMaxBytes)
@@ -45,7 +37,7 @@ func TestPreallocationSizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]int{"a.index": 10485760, "a.timeindex": 10485756} {
-		b := fileBytes(t, filepath.Join(dir, name))
+		b := testutil.ReadFile(t, filepath.Join(dir, name))
 		if len(b) != want || !bytes.Equal(b, make([]byte, want)) {
 			t.Fatalf("%s: %d bytes (zero: %v), want %d zero bytes", name, len(b), bytes.Equal(b, make([]byte, len(b))), want)
 		}
@@ -61,7 +53,7 @@ func TestPreallocationSizes(t *testing.T) {
 	}
 	ox.Close()
 	tx.Close()
-	if n := len(fileBytes(t, filepath.Join(dir, "a.index"))); n != 0 {
+	if n := len(testutil.ReadFile(t, filepath.Join(dir, "a.index"))); n != 0 {
 		t.Fatalf("close did not trim: %d bytes", n)
 	}
 }
@@ -82,10 +74,10 @@ func TestKafkaBytes(t *testing.T) {
 	must(t, ox.Close())
 	must(t, tx.Close())
 	wantO := []byte{0, 0, 0, 3, 0, 0, 0x12, 0x7a, 0, 0, 0, 7, 0, 0, 0x25, 0x63}
-	if got := fileBytes(t, on); !bytes.Equal(got, wantO) {
+	if got := testutil.ReadFile(t, on); !bytes.Equal(got, wantO) {
 		t.Fatalf(".index bytes % x, want % x", got, wantO)
 	}
-	gotT := fileBytes(t, tn)
+	gotT := testutil.ReadFile(t, tn)
 	if len(gotT) != 36 {
 		t.Fatalf(".timeindex has %d bytes", len(gotT))
 	}
@@ -256,7 +248,7 @@ func TestTruncateToZeroesTheTail(t *testing.T) {
 	if ts, off := tx.LastEntry(); ts != 3000 || off != 30 {
 		t.Fatalf("time last entry (%d,%d)", ts, off)
 	}
-	b := fileBytes(t, on)
+	b := testutil.ReadFile(t, on)
 	if len(b) != 80 || !bytes.Equal(b[16:], make([]byte, 64)) {
 		t.Fatalf("tail not zeroed or size changed: %d % x", len(b), b)
 	}
@@ -293,7 +285,7 @@ func TestReopenCountsExistingEntriesWithoutLoading(t *testing.T) {
 	must(t, ox.Resize(1<<20)) // becomes active again
 	must(t, ox.Append(900, 200*4096))
 	must(t, ox.Close())
-	if n := len(fileBytes(t, on)); n != 101*8 {
+	if n := len(testutil.ReadFile(t, on)); n != 101*8 {
 		t.Fatalf("size %d", n)
 	}
 }
@@ -352,19 +344,9 @@ func TestSanityCheckCases(t *testing.T) {
 				b = EncodeOffsetEntry(b, e[0], e[1])
 			}
 			b = append(b, make([]byte, c.extra)...)
-			mem := vfs.NewCrashFS()
-			f, _ := mem.Create("/s.index")
-			f.Write(b)
-			ox, err := OpenOffsetIndex(f, 0, 0)
+			ox, err := OpenOffsetIndex(memIndexFile(t, "/s.index", b), 0, 0)
 			must(t, err)
-			err = ox.SanityCheck(c.logSize)
-			var ce *record.CorruptionError
-			if c.bad < 0 && err != nil {
-				t.Fatalf("valid index rejected: %v", err)
-			}
-			if c.bad >= 0 && (!errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, fmt.Sprintf("entry %d:", c.bad))) {
-				t.Fatalf("got %v, want corruption at entry %d", err, c.bad)
-			}
+			wantCorruptAt(t, ox.SanityCheck(c.logSize), c.bad)
 		})
 	}
 }
@@ -388,21 +370,30 @@ func TestTimeSanityCheck(t *testing.T) {
 			for _, e := range c.entries {
 				b = EncodeTimeEntry(b, e[0], int32(e[1]))
 			}
-			mem := vfs.NewCrashFS()
-			f, _ := mem.Create("/s.timeindex")
-			f.Write(b)
-			tx, err := OpenTimeIndex(f, 0, 0)
+			tx, err := OpenTimeIndex(memIndexFile(t, "/s.timeindex", b), 0, 0)
 			must(t, err)
-			err = tx.SanityCheck(c.next)
-			var ce *record.CorruptionError
-			if c.bad < 0 && err != nil {
-				t.Fatalf("valid index rejected: %v", err)
-			}
-			if c.bad >= 0 && (!errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, fmt.Sprintf("entry %d:", c.bad)) || ce.Pos != int64(c.bad*12)) {
-				t.Fatalf("got %v, want corruption at entry %d", err, c.bad)
+			if ce := wantCorruptAt(t, tx.SanityCheck(c.next), c.bad); ce != nil && ce.Pos != int64(c.bad*TimeEntrySize) {
+				t.Fatalf("corruption at position %d, want %d", ce.Pos, c.bad*TimeEntrySize)
 			}
 		})
 	}
+}
+
+// wantCorruptAt checks the result of a sanity check: nil when bad < 0,
+// else a corruption error at entry bad, which it returns.
+func wantCorruptAt(t *testing.T, err error, bad int) *record.CorruptionError {
+	t.Helper()
+	if bad < 0 {
+		if err != nil {
+			t.Fatalf("valid index rejected: %v", err)
+		}
+		return nil
+	}
+	var ce *record.CorruptionError
+	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Reason, fmt.Sprintf("entry %d:", bad)) {
+		t.Fatalf("got %v, want corruption at entry %d", err, bad)
+	}
+	return ce
 }
 
 func TestReadOnlyIndexNeverWrites(t *testing.T) {
@@ -421,7 +412,7 @@ func TestReadOnlyIndexNeverWrites(t *testing.T) {
 		}
 	}
 	must(t, ro.Close())
-	if n := len(fileBytes(t, on)); n != 800 {
+	if n := len(testutil.ReadFile(t, on)); n != 800 {
 		t.Fatalf("read-only close changed the file to %d bytes", n)
 	}
 }
@@ -492,22 +483,14 @@ func TestConcurrentLookupsDuringAppends(t *testing.T) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for r := 0; r < 4; r++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				off, pos := ox.Lookup(1 << 40)
-				if off != 0 && int64(pos) != off*10 {
-					t.Errorf("torn entry (%d,%d)", off, pos)
-					return
-				}
+		testutil.Spin(&wg, stop, func() bool {
+			off, pos := ox.Lookup(1 << 40)
+			if off != 0 && int64(pos) != off*10 {
+				t.Errorf("torn entry (%d,%d)", off, pos)
+				return false
 			}
-		}()
+			return true
+		})
 	}
 	for i := int64(1); i <= 5000; i++ {
 		must(t, ox.Append(i, int32(i*10)))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/record"
 )
@@ -116,7 +117,7 @@ func TestCheckSkipsWhatTheStoreSkips(t *testing.T) {
 		t.Fatal(err)
 	}
 	b[300] ^= 0x40
-	writeFileT(t, filepath.Join(pdir, "00000000000000000000.log"), b)
+	testutil.WriteFile(t, filepath.Join(pdir, "00000000000000000000.log"), b)
 	damaged, out := runCheck(t, dir)
 	if damaged || out != want {
 		t.Fatalf("check of t-01 beside t-0:\n%s\nwant as without it:\n%s", out, want)
@@ -128,12 +129,5 @@ func TestCheckSkipsWhatTheStoreSkips(t *testing.T) {
 	defer st.Close()
 	if n, err := st.Partitions("t"); err != nil || n != 1 {
 		t.Fatalf("store opened %d partitions of t (%v), want 1", n, err)
-	}
-}
-
-func writeFileT(t *testing.T, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

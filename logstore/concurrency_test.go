@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 	"go.uber.org/goleak"
@@ -51,37 +52,29 @@ func TestConcurrentAppendReadRetention(t *testing.T) {
 		}()
 	}
 	for r := 0; r < 2; r++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-l.Changed():
-				}
-				segs, release := l.Segments()
-				prev := int64(-1)
-				for _, s := range segs {
-					err := l.Read(s, s.Base, func(rec *record.Record) bool {
-						if prev >= 0 && rec.Offset != prev+1 {
-							t.Errorf("offset %d after %d", rec.Offset, prev)
-						}
-						if !strings.HasPrefix(string(rec.Value), fmt.Sprintf("o-%d-", rec.Offset)) {
-							t.Errorf("offset %d has value %q", rec.Offset, rec.Value)
-						}
-						prev = rec.Offset
-						return true
-					})
-					if err != nil {
-						t.Error(err)
+		testutil.Every(&wg, stop, l.Changed, func() bool {
+			segs, release := l.Segments()
+			prev := int64(-1)
+			for _, s := range segs {
+				err := l.Read(s, s.Base, func(rec *record.Record) bool {
+					if prev >= 0 && rec.Offset != prev+1 {
+						t.Errorf("offset %d after %d", rec.Offset, prev)
 					}
+					if !strings.HasPrefix(string(rec.Value), fmt.Sprintf("o-%d-", rec.Offset)) {
+						t.Errorf("offset %d has value %q", rec.Offset, rec.Value)
+					}
+					prev = rec.Offset
+					return true
+				})
+				if err != nil {
+					t.Error(err)
 				}
-				release()
-				l.Stats()
-				l.OffsetForTime(c.Now().UnixMilli())
 			}
-		}()
+			release()
+			l.Stats()
+			l.OffsetForTime(c.Now().UnixMilli())
+			return true
+		})
 	}
 	for i := 0; i < 20; i++ {
 		l.ApplyRetention()

@@ -52,8 +52,8 @@ func conformanceBackend() partlogtest.Backend {
 			if err := os.MkdirAll(part, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(part, "00000000000000000000.log"), txnSegment(t))
-			writeFile(t, filepath.Join(part, "00000000000000000000.txnindex"), index.AppendTxnEntry(nil, index.AbortedTxn{ProducerID: 7, FirstOffset: 2, LastOffset: 4, LastStableOffset: 2}))
+			testutil.WriteFile(t, filepath.Join(part, "00000000000000000000.log"), txnSegment(t))
+			testutil.WriteFile(t, filepath.Join(part, "00000000000000000000.txnindex"), index.AppendTxnEntry(nil, index.AbortedTxn{ProducerID: 7, FirstOffset: 2, LastOffset: 4, LastStableOffset: 2}))
 			return open(t, dir, false)
 		},
 		DropOldest: func(t *testing.T, st partlog.Store, l partlog.Log) {
@@ -72,13 +72,6 @@ func conformanceBackend() partlogtest.Backend {
 				t.Fatalf("ApplyRetention deleted %d segments: %v", n, err)
 			}
 		},
-	}
-}
-
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

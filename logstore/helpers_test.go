@@ -43,6 +43,19 @@ func openTest(t testing.TB, fs vfs.FS, c *clock, cfg map[string]string) (*Store,
 	return openAt(t, "/data", testOptions(fs, c, cfg))
 }
 
+// writePartition writes files (name: contents) into partition directory
+// part of a data directory /data on a new crash filesystem.
+func writePartition(part string, files map[string][]byte) (*vfs.CrashFS, *clock) {
+	fs, c := vfs.NewCrashFS(), newClock()
+	fs.MkdirAll("/data/"+part, 0o755)
+	for name, b := range files {
+		w, _ := fs.Create("/data/" + part + "/" + name)
+		w.Write(b)
+		w.Close()
+	}
+	return fs, c
+}
+
 // openAt opens a store at dir with topic "t" created if new, and returns
 // it with partition 0.
 func openAt(t testing.TB, dir string, opt Options) (*Store, *Log) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
@@ -68,11 +69,11 @@ func writeKRaftDir(t *testing.T, dir string) {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, filepath.Join(dir, "__cluster_metadata-0", "00000000000000000000.log"), meta)
-	writeFile(t, filepath.Join(dir, "__cluster_metadata-0", "leader-epoch-checkpoint"), []byte("0\n1\n0 0\n"))
-	writeFile(t, filepath.Join(dir, "orders-0", "00000000000000000000.log"), old)
-	writeFile(t, filepath.Join(dir, "orders-0", "00000000000000000001.log"), recent)
-	writeFile(t, filepath.Join(dir, "__consumer_offsets-0", "00000000000000000000.log"), nil)
+	testutil.WriteFile(t, filepath.Join(dir, "__cluster_metadata-0", "00000000000000000000.log"), meta)
+	testutil.WriteFile(t, filepath.Join(dir, "__cluster_metadata-0", "leader-epoch-checkpoint"), []byte("0\n1\n0 0\n"))
+	testutil.WriteFile(t, filepath.Join(dir, "orders-0", "00000000000000000000.log"), old)
+	testutil.WriteFile(t, filepath.Join(dir, "orders-0", "00000000000000000001.log"), recent)
+	testutil.WriteFile(t, filepath.Join(dir, "__consumer_offsets-0", "00000000000000000000.log"), nil)
 }
 
 func treeHashes(t *testing.T, dir string) map[string][32]byte {
@@ -208,14 +209,14 @@ func TestKRaftSnapshotConfigs(t *testing.T) {
 			}
 		}
 		if withSnapshot {
-			writeFile(t, filepath.Join(meta, "00000000000000000002-0000000001.checkpoint"),
+			testutil.WriteFile(t, filepath.Join(meta, "00000000000000000002-0000000001.checkpoint"),
 				metaBatches(t, 0, topicRecord("orders", 1), configRecord("orders", "retention.ms", "-1")))
-			writeFile(t, filepath.Join(meta, "00000000000000000001-0000000001.checkpoint"), []byte("older, never read"))
+			testutil.WriteFile(t, filepath.Join(meta, "00000000000000000001-0000000001.checkpoint"), []byte("older, never read"))
 		}
-		writeFile(t, filepath.Join(meta, "00000000000000000002.log"),
+		testutil.WriteFile(t, filepath.Join(meta, "00000000000000000002.log"),
 			metaBatches(t, 2, configRecord("orders", "segment.bytes", "1048576")))
 		old := metaBatches(t, 0, []byte("from 1970"))
-		writeFile(t, filepath.Join(dir, "orders-0", "00000000000000000000.log"), old)
+		testutil.WriteFile(t, filepath.Join(dir, "orders-0", "00000000000000000000.log"), old)
 		st, err := Open(dir, Options{NoBackground: true})
 		if err != nil {
 			t.Fatal(err)

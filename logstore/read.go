@@ -120,24 +120,11 @@ func (v *recordFilter) batch(b *record.Batch) (bool, error) {
 	if h.LastOffset() < v.from || h.IsControl() {
 		return false, nil
 	}
-	stop := false
-	txn := abortedFor(v.aborted, h)
-	err := v.dec.Records(b, func(r *record.Record) bool {
-		switch {
-		case r.Offset < v.from:
-			return true
-		case r.Offset >= v.next:
-			stop = true
-			return false
-		case txn != nil && isAborted(txn, r.Offset):
-			return true
-		}
-		if !v.fn(r) {
-			stop = true
-			return false
-		}
-		return true
-	})
+	fn := v.fn
+	if txn := abortedFor(v.aborted, h); txn != nil { // its aborted records are skipped
+		fn = func(r *record.Record) bool { return isAborted(txn, r.Offset) || v.fn(r) }
+	}
+	stop, err := v.dec.RecordsIn(b, v.from, v.next, fn)
 	if err != nil {
 		return true, corruptErr(v.s, b.Pos, err)
 	}

@@ -174,9 +174,9 @@ func (st *Store) Topics() ([]string, error) {
 func (st *Store) Partitions(name string) (int, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t, ok := st.topics[name]
-	if !ok {
-		return 0, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	t, err := st.topicLocked(name)
+	if err != nil {
+		return 0, err
 	}
 	return len(t.logs), nil
 }
@@ -186,9 +186,9 @@ func (st *Store) Partitions(name string) (int, error) {
 func (st *Store) PartitionNumbers(name string) ([]int, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t, ok := st.topics[name]
-	if !ok {
-		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	t, err := st.topicLocked(name)
+	if err != nil {
+		return nil, err
 	}
 	var out []int
 	for n, l := range t.logs {
@@ -210,13 +210,23 @@ func (st *Store) Partition(name string, n int) (partlog.Log, error) {
 	return l, nil
 }
 
+// topicLocked returns the topic named name, or an error wrapping
+// partlog.ErrNotFound. REQUIRES: st.mu held.
+func (st *Store) topicLocked(name string) (*topic, error) {
+	t, ok := st.topics[name]
+	if !ok {
+		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	}
+	return t, nil
+}
+
 // Log returns partition n of topic as its concrete type.
 func (st *Store) Log(name string, n int) (*Log, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t, ok := st.topics[name]
-	if !ok {
-		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	t, err := st.topicLocked(name)
+	if err != nil {
+		return nil, err
 	}
 	if err := t.unopened[n]; err != nil {
 		return nil, err

@@ -105,9 +105,9 @@ func (st *Store) AddPartition(name string, n int) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t, ok := st.topics[name]
-	if !ok {
-		return fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	t, err := st.topicLocked(name)
+	if err != nil {
+		return err
 	}
 	if n < len(t.logs) {
 		return fmt.Errorf("partition %d of %q: %w", n, name, partlog.ErrExists)
@@ -209,9 +209,9 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	t, ok := st.topics[name]
-	if !ok {
-		return fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	t, err := st.topicLocked(name)
+	if err != nil {
+		return err
 	}
 	for _, p := range kv {
 		if !config.Known(p.Key) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -55,29 +56,32 @@ func txnSegment(t *testing.T) []byte {
 	return tb.out
 }
 
-func TestAbortedTransactionsSkipped(t *testing.T) {
-	fs, c := vfs.NewCrashFS(), newClock()
-	fs.MkdirAll("/data/tx-0", 0o755)
-	w, _ := fs.Create("/data/tx-0/00000000000000000000.log")
-	w.Write(txnSegment(t))
-	w.Close()
-	entry := make([]byte, 34) // version 0, pid 7, first 2, last 4, lso 2
-	binary.BigEndian.PutUint64(entry[2:], 7)
-	binary.BigEndian.PutUint64(entry[10:], 2)
-	binary.BigEndian.PutUint64(entry[18:], 4)
-	binary.BigEndian.PutUint64(entry[26:], 2)
-	w, _ = fs.Create("/data/tx-0/00000000000000000000.txnindex")
-	w.Write(entry)
-	w.Close()
+// writeTxnPartition writes seg as partition tx-0 of a new data directory,
+// with txnIndex as its .txnindex when not nil.
+func writeTxnPartition(seg, txnIndex []byte) (*vfs.CrashFS, *clock) {
+	files := map[string][]byte{"00000000000000000000.log": seg}
+	if txnIndex != nil {
+		files["00000000000000000000.txnindex"] = txnIndex
+	}
+	return writePartition("tx-0", files)
+}
+
+// openTxnStore opens the store of fs and returns its partition tx-0.
+func openTxnStore(t *testing.T, fs vfs.FS, c *clock) (*Store, *Log) {
 	st, err := Open("/data", testOptions(fs, c, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	l, _ := st.Log("tx", 0)
-	if l.EndOffset() != 9 {
-		t.Fatalf("end %d", l.EndOffset())
-	}
+	return st, l
+}
+
+// checkCommittedOnly: a read of l from 0 gives txnSegment's committed
+// records only (aborted records and markers skipped), and its stats count
+// them.
+func checkCommittedOnly(t *testing.T, l *Log) {
+	t.Helper()
 	var got []int64
 	for _, r := range readLog(t, l, 0) {
 		got = append(got, r.off)
@@ -88,6 +92,15 @@ func TestAbortedTransactionsSkipped(t *testing.T) {
 	if s := l.Stats(); s.Records != 5 {
 		t.Fatalf("stats records %d, want 5", s.Records)
 	}
+}
+
+func TestAbortedTransactionsSkipped(t *testing.T) {
+	fs, c := writeTxnPartition(txnSegment(t), index.AppendTxnEntry(nil, index.AbortedTxn{ProducerID: 7, FirstOffset: 2, LastOffset: 4, LastStableOffset: 2}))
+	_, l := openTxnStore(t, fs, c)
+	if l.EndOffset() != 9 {
+		t.Fatalf("end %d", l.EndOffset())
+	}
+	checkCommittedOnly(t, l)
 	if got := readN(t, l, 2, 1); len(got) != 1 || got[0].off != 5 {
 		t.Fatalf("read from an aborted offset gives %v", got)
 	}
@@ -96,34 +109,11 @@ func TestAbortedTransactionsSkipped(t *testing.T) {
 // TestAbortedTransactionsFromMarkers: with no .txnindex (a copied segment),
 // recovery rebuilds the aborted transaction from its ABORT marker.
 func TestAbortedTransactionsFromMarkers(t *testing.T) {
-	fs, c := vfs.NewCrashFS(), newClock()
-	fs.MkdirAll("/data/tx-0", 0o755)
-	w, _ := fs.Create("/data/tx-0/00000000000000000000.log")
-	w.Write(txnSegment(t))
-	w.Close()
-	st, err := Open("/data", testOptions(fs, c, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	l, _ := st.Log("tx", 0)
-	var got []int64
-	for _, r := range readLog(t, l, 0) {
-		got = append(got, r.off)
-	}
-	if fmt.Sprint(got) != "[0 1 5 6 8]" {
-		t.Fatalf("read offsets %v, want [0 1 5 6 8]", got)
-	}
-	if s := l.Stats(); s.Records != 5 {
-		t.Fatalf("stats records %d, want 5", s.Records)
-	}
+	fs, c := writeTxnPartition(txnSegment(t), nil)
+	st, l := openTxnStore(t, fs, c)
+	checkCommittedOnly(t, l)
 	st.Close() // a clean reopen reads the written .txnindex
-	st, err = Open("/data", testOptions(fs, c, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	l, _ = st.Log("tx", 0)
+	_, l = openTxnStore(t, fs, c)
 	if n := len(readLog(t, l, 0)); n != 5 {
 		t.Fatalf("after a clean reopen %d records", n)
 	}
@@ -157,27 +147,19 @@ func TestRebuiltTxnIndexLastStableOffset(t *testing.T) {
 		}, [][4]int64{{7, 2, 4, 1}, {8, 1, 5, 6}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			fs, clk := vfs.NewCrashFS(), newClock()
-			fs.MkdirAll("/data/tx-0", 0o755)
 			tb := &txnBuilder{t: t}
 			c.seg(tb)
-			w, _ := fs.Create("/data/tx-0/00000000000000000000.log")
-			w.Write(tb.out)
-			w.Close()
-			st, err := Open("/data", testOptions(fs, clk, nil))
-			if err != nil {
-				t.Fatal(err)
-			}
+			fs, clk := writeTxnPartition(tb.out, nil)
+			st, _ := openTxnStore(t, fs, clk)
 			st.Close()
-			b := readFileBytes(t, fs, "/data/tx-0/00000000000000000000.txnindex")
+			name := "/data/tx-0/00000000000000000000.txnindex"
+			es, err := index.ParseTxnIndex(readFileBytes(t, fs, name), name)
 			var got [][4]int64
-			for p := 0; p+34 <= len(b); p += 34 {
-				e := b[p:]
-				got = append(got, [4]int64{int64(binary.BigEndian.Uint64(e[2:])), int64(binary.BigEndian.Uint64(e[10:])),
-					int64(binary.BigEndian.Uint64(e[18:])), int64(binary.BigEndian.Uint64(e[26:]))})
+			for _, e := range es {
+				got = append(got, [4]int64{e.ProducerID, e.FirstOffset, e.LastOffset, e.LastStableOffset})
 			}
-			if fmt.Sprint(got) != fmt.Sprint(c.want) || len(b)%34 != 0 {
-				t.Fatalf("txnindex %v (%d bytes), want %v", got, len(b), c.want)
+			if fmt.Sprint(got) != fmt.Sprint(c.want) || err != nil {
+				t.Fatalf("txnindex %v (%v), want %v", got, err, c.want)
 			}
 		})
 	}

@@ -1,5 +1,7 @@
 package record
 
+import "math"
+
 // DefaultMaxDecompressed bounds the inflated size of one batch's records.
 const DefaultMaxDecompressed = 64 << 20
 
@@ -34,10 +36,39 @@ func (d *Decoder) limit() int {
 // *CorruptionError naming the batch's file and position; records before the
 // failing one have been passed to fn.
 func (d *Decoder) Records(b *Batch, fn func(*Record) bool) error {
+	_, err := d.RecordsIn(b, math.MinInt64, math.MaxInt64, fn)
+	return err
+}
+
+// RecordsIn is Records of the records with offsets in [from, next) only:
+// it skips those before from and stops at the first at or after next.
+// stopped reports whether it stopped before the batch's end, at next or
+// because fn returned false.
+func (d *Decoder) RecordsIn(b *Batch, from, next int64, fn func(*Record) bool) (stopped bool, err error) {
 	if b.Header.Magic >= 2 {
-		return d.recordsV2(b, fn)
+		return d.recordsV2(b, from, max(next, from), fn)
 	}
-	return d.recordsLegacy(b, fn)
+	err = d.recordsLegacy(b, func(r *Record) bool {
+		switch {
+		case r.Offset < from:
+			return true
+		case r.Offset >= next || !fn(r):
+			stopped = true
+			return false
+		}
+		return true
+	})
+	return stopped, err
+}
+
+// deliver passes r to fn if its offset is in [from, next) (next >= from:
+// one unsigned comparison tells the offsets in range); false when the
+// walk stops.
+func deliver(r *Record, from, next int64, fn func(*Record) bool) bool {
+	if uint64(r.Offset-from) < uint64(next-from) {
+		return fn(r)
+	}
+	return r.Offset < from
 }
 
 // Decompressed returns b's records area (V2) or wrapper value (V0/V1)
@@ -78,35 +109,35 @@ func (d *Decoder) v2Data(b *Batch) ([]byte, bool, error) {
 	return out, true, nil
 }
 
-func (d *Decoder) recordsV2(b *Batch, fn func(*Record) bool) error {
+func (d *Decoder) recordsV2(b *Batch, from, next int64, fn func(*Record) bool) (bool, error) {
 	data, _, err := d.v2Data(b)
 	if err != nil {
-		return err
+		return false, err
 	}
 	h := &b.Header
 	for i := int32(0); i < h.NumRecords; i++ {
-		n, used, stop := d.simpleRecords(data, h, h.NumRecords-i, fn)
+		n, used, stop := d.simpleRecords(data, h, h.NumRecords-i, from, next, fn)
 		if data, i = data[used:], i+n; stop {
-			return nil
+			return true, nil
 		}
 		if i == h.NumRecords {
 			break
 		}
 		if len(data) == 0 {
-			return corruptf(b.File, b.Pos, "batch declares %d records but its bytes hold only %d", h.NumRecords, i)
+			return false, corruptf(b.File, b.Pos, "batch declares %d records but its bytes hold only %d", h.NumRecords, i)
 		}
 		rest, ok := d.fastRecord(data, h)
 		if !ok {
 			_, reason := d.parseRecord(data, h)
-			return corruptf(b.File, b.Pos, "record %d of %d: %s", i, h.NumRecords, reason)
+			return false, corruptf(b.File, b.Pos, "record %d of %d: %s", i, h.NumRecords, reason)
 		}
 		data = rest
-		if !fn(&d.rec) {
-			return nil
+		if !deliver(&d.rec, from, next, fn) {
+			return true, nil
 		}
 	}
 	if len(data) != 0 {
-		return corruptf(b.File, b.Pos, "incorrect declared batch size: %d bytes left after %d records", len(data), h.NumRecords)
+		return false, corruptf(b.File, b.Pos, "incorrect declared batch size: %d bytes left after %d records", len(data), h.NumRecords)
 	}
-	return nil
+	return false, nil
 }

@@ -4,16 +4,17 @@ package record
 // most want) that take the common shape: every varint before the value 1
 // or 2 bytes, no headers. It stops at the first record of another shape
 // or a malformed one, when fewer than 16 bytes are left, or when fn
-// returns false (stop), and returns the records passed and the bytes they
-// used; the caller parses what follows with fastRecord, which also
-// decides whether it is malformed.
+// returns false or a record is at or after next (stop; records before
+// from are parsed but not passed), and returns the records parsed and the
+// bytes they used; the caller parses what follows with fastRecord, which
+// also decides whether it is malformed.
 //
 // Decoding is bound by the instructions spent per record, so this loop is
 // kept short: the batch's fields in locals, the varints before the key
 // read through one 16-byte window (one bounds check for all of them), a
 // branch per varint size (predictable: the sizes repeat from record to
-// record) and no calls but fn.
-func (d *Decoder) simpleRecords(data []byte, h *BatchHeader, want int32, fn func(*Record) bool) (n int32, used int, stop bool) {
+// record) and no calls but fn (deliver is inlined).
+func (d *Decoder) simpleRecords(data []byte, h *BatchHeader, want int32, from, next int64, fn func(*Record) bool) (n int32, used int, stop bool) {
 	r := &d.rec
 	r.Headers = nil
 	base, baseTs, tsMask := h.BaseOffset, h.BaseTimestamp, int64(-1)
@@ -73,7 +74,7 @@ func (d *Decoder) simpleRecords(data []byte, h *BatchHeader, want int32, fn func
 		r.Offset = base + int64(zigzag32(uint32(off)))
 		r.Timestamp = baseTs + int64(zigzag32(uint32(ts)))&tsMask
 		p = end
-		if !fn(r) {
+		if !deliver(r, from, next, fn) {
 			return n + 1, p, true
 		}
 	}

@@ -42,6 +42,65 @@ func TestRecordsStopAnywhere(t *testing.T) {
 	}
 }
 
+// TestRecordsIn: only the records in [from, next) reach fn, in order,
+// for both parsers (the log lines and the sample records between them)
+// and for a legacy message; stopped says whether the walk ended early.
+func TestRecordsIn(t *testing.T) {
+	recs := append(logLines(10), sampleRecords()...)
+	recs = append(recs, logLines(10)...)
+	var e Encoder
+	raw, err := e.AppendBatch(nil, 100, recs, BatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Batch{Raw: raw}
+	b.Header, _ = ParseHeader(raw)
+	end := 100 + int64(len(recs))
+	for _, c := range []struct {
+		from, next, stopAt int64 // stopAt: fn returns false there
+		want               []int64
+		stopped            bool
+	}{
+		{0, 1 << 40, -1, []int64{100, end - 1}, false},
+		{103, end, -1, []int64{103, end - 1}, false},
+		{111, 114, -1, []int64{111, 113}, true},
+		{100, end, 112, []int64{100, 112}, true},
+		{end, end + 5, -1, nil, false},
+	} {
+		var got []int64
+		var d Decoder
+		stopped, err := d.RecordsIn(b, c.from, c.next, func(r *Record) bool {
+			if len(got) > 0 && r.Offset != got[len(got)-1]+1 {
+				t.Errorf("[%d, %d): offset %d after %d", c.from, c.next, r.Offset, got[len(got)-1])
+			}
+			got = append(got, r.Offset)
+			return r.Offset != c.stopAt
+		})
+		if err != nil || stopped != c.stopped || len(got) != 0 && (got[0] != c.want[0] || got[len(got)-1] != c.want[1]) || len(got) == 0 && c.want != nil {
+			t.Errorf("[%d, %d) stop at %d: offsets %v, stopped %v, %v; want %v, %v", c.from, c.next, c.stopAt, got, stopped, err, c.want, c.stopped)
+		}
+		n := 0
+		if err := d.Records(b, func(*Record) bool { n++; return true }); err != nil || n != len(recs) { // the bounds do not stay
+			t.Fatalf("Records after RecordsIn: %d records, %v", n, err)
+		}
+	}
+	legacy := legacyMessage(7, 1, 0, 1764410400000, nil, []byte("v"))
+	lb := &Batch{Raw: legacy}
+	lb.Header, _ = ParseHeader(legacy)
+	var d Decoder
+	for _, c := range []struct {
+		from, next int64
+		n          int
+		stopped    bool
+	}{{0, 100, 1, false}, {8, 100, 0, false}, {0, 7, 0, true}} {
+		n := 0
+		stopped, err := d.RecordsIn(lb, c.from, c.next, func(*Record) bool { n++; return true })
+		if err != nil || n != c.n || stopped != c.stopped {
+			t.Errorf("legacy [%d, %d): %d records, stopped %v, %v", c.from, c.next, n, stopped, err)
+		}
+	}
+}
+
 // TestRecordShapes: records of every shape the one-loop parser meets or
 // leaves to fastRecord (null, empty and long keys and values, 1-, 2- and
 // 3-byte varints, headers, timestamps before the base, LogAppendTime)

@@ -2,9 +2,10 @@ package systest
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // specConfig is one valid value for every property SPEC §6 names.
@@ -20,8 +21,7 @@ var specConfig = []string{
 // changes only that key, shows in `cat config`, and persists across a
 // kill -9 and a clean remount.
 func TestConfigLines(t *testing.T) {
-	root := t.TempDir()
-	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	d := startFresh(t)
 	mkTopic(t, d, "c", 1)
 	cfg := d.path("c", "config")
 	for i, line := range specConfig {
@@ -62,7 +62,7 @@ func TestConfigLines(t *testing.T) {
 func configMap(t *testing.T, path string) map[string]string {
 	t.Helper()
 	m := map[string]string{}
-	for _, line := range strings.Split(string(readFile(t, path)), "\n") {
+	for _, line := range strings.Split(string(testutil.ReadFile(t, path)), "\n") {
 		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
 			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}

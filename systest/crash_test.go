@@ -63,11 +63,10 @@ type crashStats struct {
 }
 
 func TestCrashLoop(t *testing.T) {
-	minIters, budget := 20, 3*time.Minute
+	minIters, budget := testSize(t, "PARTFS_CRASH_ITERS", 20, 100), 3*time.Minute
 	if long() {
-		minIters, budget = 100, 0
+		budget = 0
 	}
-	minIters = envInt(t, "PARTFS_CRASH_ITERS", minIters)
 	if os.Getenv("PARTFS_CRASH_ITERS") != "" {
 		budget = 0
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // group is what one write() sent: its values (and keys, for keyed writers).
@@ -122,7 +124,7 @@ func readPartState(t testing.TB, d *daemon, part string) partState {
 	t.Helper()
 	var ps partState
 	logStart := statField(t, d, part, "log_start_offset")
-	data := readFile(t, d.path(part, "log.jsonl"))
+	data := testutil.ReadFile(t, d.path(part, "log.jsonl"))
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -146,7 +148,7 @@ func readPartState(t testing.TB, d *daemon, part string) partState {
 // statField reads one number from a partition's stat file.
 func statField(t testing.TB, d *daemon, part, name string) int64 {
 	t.Helper()
-	for _, line := range strings.Split(string(readFile(t, d.path(part, "stat"))), "\n") {
+	for _, line := range strings.Split(string(testutil.ReadFile(t, d.path(part, "stat"))), "\n") {
 		if v, ok := strings.CutPrefix(line, name+": "); ok {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err != nil {

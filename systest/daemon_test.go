@@ -26,6 +26,13 @@ type daemon struct {
 	exitErr   error
 }
 
+// startFresh starts a daemon on a new data directory and mount point.
+func startFresh(t testing.TB, extra ...string) *daemon {
+	t.Helper()
+	root := t.TempDir()
+	return startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"), extra...)
+}
+
 // startDaemon runs `partfs mount [extra] data mnt` and returns once the
 // mount answers.
 func startDaemon(t testing.TB, data, mnt string, extra ...string) *daemon {

@@ -38,11 +38,7 @@ func TestDiskFullMount(t *testing.T) {
 		acked = append(acked, lines...)
 		return nil
 	}
-	var err error
-	for i := 0; i < 10000 && err == nil; i++ {
-		err = write("fill-")
-	}
-	if !errors.Is(err, syscall.ENOSPC) {
+	if err := writeUntilFull(write, "fill-"); !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("filling the disk through the mount: %v, want ENOSPC", err)
 	}
 	t.Logf("ENOSPC after %d lines", len(acked))
@@ -76,7 +72,7 @@ func TestDiskFullMount(t *testing.T) {
 // checkServedLines: the plain view of a partition is exactly lines.
 func checkServedLines(t *testing.T, path string, lines []string) {
 	t.Helper()
-	got := string(readFile(t, path))
+	got := string(testutil.ReadFile(t, path))
 	want := strings.Join(lines, "\n") + "\n"
 	if got != want {
 		t.Errorf("%s serves %d bytes (%d lines), want %d bytes (%d lines)", path, len(got), strings.Count(got, "\n"), len(want), len(lines))

@@ -30,7 +30,7 @@ func smallDisk(t *testing.T, size string) (dir, ballast string) {
 		}
 	})
 	ballast = filepath.Join(dir, "ballast")
-	writeFile(t, ballast, make([]byte, 1<<20))
+	testutil.WriteFile(t, ballast, make([]byte, 1<<20))
 	return dir, ballast
 }
 
@@ -40,6 +40,17 @@ func randomValue(n int, tag string) []byte {
 	rand.Read(b)
 	copy(b, tag)
 	return b
+}
+
+// writeUntilFull calls write with tag until it fails, at most 10,000
+// times, and returns its error.
+func writeUntilFull(write func(tag string) error, tag string) error {
+	for i := 0; i < 10000; i++ {
+		if err := write(tag); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TestDiskFullLogstore: appends on a full tmpfs fail with ErrNoSpace, leave
@@ -78,10 +89,7 @@ func TestDiskFullLogstore(t *testing.T) {
 		}
 		return nil
 	}
-	var fullErr error
-	for i := 0; i < 10000 && fullErr == nil; i++ {
-		fullErr = appendN("fill")
-	}
+	fullErr := writeUntilFull(appendN, "fill")
 	if !errors.Is(fullErr, partlog.ErrNoSpace) {
 		t.Fatalf("filling the disk: %v, want ErrNoSpace", fullErr)
 	}

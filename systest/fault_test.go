@@ -64,7 +64,7 @@ func newOutsider(t *testing.T, dir string) outsider {
 	if err := os.MkdirAll(filepath.Dir(o.path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, o.path, o.data)
+	testutil.WriteFile(t, o.path, o.data)
 	return o
 }
 
@@ -247,7 +247,7 @@ func storedTopics(t *testing.T, dir string, tOverrides map[string]string) {
 		Version int                          `json:"version"`
 		Topics  map[string]map[string]string `json:"topics"`
 	}
-	if err := json.Unmarshal(readFile(t, path), &doc); err != nil {
+	if err := json.Unmarshal(testutil.ReadFile(t, path), &doc); err != nil {
 		t.Fatal(err)
 	}
 	doc.Topics["t"] = tOverrides
@@ -256,7 +256,7 @@ func storedTopics(t *testing.T, dir string, tOverrides map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, b)
+	testutil.WriteFile(t, path, b)
 }
 
 // retentionRun opens dir with retention.ms=1 as the mount's default and
@@ -309,7 +309,7 @@ func settingFaults() []faultCase {
 			if err := st.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if s := string(readFile(t, filepath.Join(dir, "partfs-topics.json"))); !strings.Contains(s, `"some.future.key": "1"`) {
+			if s := string(testutil.ReadFile(t, filepath.Join(dir, "partfs-topics.json"))); !strings.Contains(s, `"some.future.key": "1"`) {
 				t.Errorf("the unknown key was not kept:\n%s", s)
 			}
 		}},
@@ -334,7 +334,7 @@ func settingFaults() []faultCase {
 			if err := st.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if s := string(readFile(t, filepath.Join(dir, "partfs-topics.json"))); !strings.Contains(s, `"banana"`) {
+			if s := string(testutil.ReadFile(t, filepath.Join(dir, "partfs-topics.json"))); !strings.Contains(s, `"banana"`) {
 				t.Errorf("the stored value was not kept:\n%s", s)
 			}
 			d := startDaemon(t, dir, dir+".mnt", "--config", "retention.ms=1")
@@ -425,7 +425,7 @@ func retentionFaults() []faultCase {
 			if !d.waitLog(15*time.Second, "cleaning failed", "topic=t", "partition=0", "file=", ".cleaned") {
 				t.Errorf("no log line names topic, partition and file of the failed cleaning:\n%s", tail(d.log.String(), 3000))
 			}
-			metrics := string(readFile(t, d.path(".metrics")))
+			metrics := string(testutil.ReadFile(t, d.path(".metrics")))
 			if !strings.Contains(metrics, `partfs_background_failures_total{partition="0",task="clean",topic="t"}`) {
 				t.Errorf(".metrics does not count the failed cleaning:\n%s", metrics)
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -174,8 +173,7 @@ func nestedJSON(depth int) []byte {
 // mount gives SPEC's errno, the partition is unchanged by refused writes,
 // the daemon survives, and its fds and threads do not grow.
 func TestHostileSweep(t *testing.T) {
-	root := t.TempDir()
-	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	d := startFresh(t)
 	mkTopic(t, d, "h", 1)
 	var lines []string
 	for i := 0; i < 100; i++ {
@@ -192,11 +190,11 @@ func TestHostileSweep(t *testing.T) {
 		for _, op := range pathOps(d) {
 			op.run(t)
 		}
-		cfgBefore := readFile(t, d.path("h", "config"))
+		cfgBefore := testutil.ReadFile(t, d.path("h", "config"))
 		for _, op := range writeOps(d, rng) {
 			op.run(t)
 		}
-		if cfgAfter := readFile(t, d.path("h", "config")); !bytes.Equal(cfgBefore, cfgAfter) {
+		if cfgAfter := testutil.ReadFile(t, d.path("h", "config")); !bytes.Equal(cfgBefore, cfgAfter) {
 			t.Errorf("refused config writes changed the config:\n%s\n---\n%s", cfgBefore, cfgAfter)
 		}
 		checkServedLines(t, d.path("h", "0", "log"), lines)

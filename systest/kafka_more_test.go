@@ -25,9 +25,7 @@ import (
 // starts at, for times before, between, on and after the records';
 // ranges hold what lies between; @offset/N starts at N.
 func TestKafkaTimeMatchesKcat(t *testing.T) {
-	testutil.Kcat(t)
-	_, addr := kafkaCluster(t)
-	d := kafkaMount(t, addr, "")
+	_, addr, d := kcatMount(t)
 	var b strings.Builder
 	for i := 0; i < 500; i++ {
 		fmt.Fprintf(&b, `{"value":"r%d","timestamp":%d}`+"\n", i, 1764410400000+int64(i/2)*10)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/kafkalog"
 )
 
@@ -94,9 +93,7 @@ func checkWindows(t *testing.T, d *daemon, addr string, when string) map[int]str
 // show it). Within a mount: compaction seen by a read from a window's
 // first offset. Every position read is checked against kcat's records.
 func TestKafkaRewriteReRendersWindow(t *testing.T) {
-	testutil.Kcat(t)
-	c, addr := kafkaCluster(t)
-	d := kafkaMount(t, addr, "")
+	c, addr, d := kcatMount(t)
 	d.sh("mkdir c && echo cleanup.policy=compact >> c/config")
 	d.stop()
 	// window 0: unique keys; 1: 50 keys over and over; 2: unique; 3 (the

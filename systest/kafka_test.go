@@ -33,6 +33,15 @@ func kafkaMount(t *testing.T, addr, cache string, extra ...string) *daemon {
 	return startDaemon(t, "", mnt, args...)
 }
 
+// kcatMount skips the test where kcat is missing, else starts a cluster
+// and mounts it.
+func kcatMount(t *testing.T) (*kfake.Cluster, string, *daemon) {
+	t.Helper()
+	testutil.Kcat(t)
+	c, addr := kafkaCluster(t)
+	return c, addr, kafkaMount(t, addr, "")
+}
+
 // kcat runs kcat against addr (testutil.RunKcat).
 func kcat(t *testing.T, addr, stdin string, args ...string) string {
 	t.Helper()
@@ -100,9 +109,7 @@ func asKcat(recs []kafkaRec) string {
 // TestKafkaKcatProducesMountReads: what kcat -P produces with keys and
 // headers, in every codec, reads through the mount as kcat -C reads it.
 func TestKafkaKcatProducesMountReads(t *testing.T) {
-	testutil.Kcat(t)
-	_, addr := kafkaCluster(t)
-	d := kafkaMount(t, addr, "")
+	_, addr, d := kcatMount(t)
 	var input strings.Builder
 	for i := 0; i < 300; i++ {
 		fmt.Fprintf(&input, "key%d:value %d ünïcode\n", i%7, i)
@@ -127,9 +134,7 @@ func TestKafkaKcatProducesMountReads(t *testing.T) {
 // with keys, headers and timestamps, @key/K and its tombstone) kcat -C
 // reads identically.
 func TestKafkaMountWritesKcatReads(t *testing.T) {
-	testutil.Kcat(t)
-	_, addr := kafkaCluster(t)
-	d := kafkaMount(t, addr, "")
+	_, addr, d := kcatMount(t)
 	d.sh(`mkdir t && printf 'one\ntwo\n' >> t/0/log && echo three >> t/0/log
 printf '%s\n' '{"key":"k1","value":"v1","timestamp":1764410400000,"headers":[["h","x"]]}' '{"value":"v2","timestamp":1764410400001}' >> t/0/log.jsonl
 printf 'latest' > t/0/@key/k1 && test "$(cat t/0/@key/k1)" = latest && rm t/0/@key/k1 && ! cat t/0/@key/k1`)

@@ -17,8 +17,7 @@ import (
 // TestHugeLine: a 100 MB line (default max.message.bytes) fails with EFBIG,
 // appends nothing, and the daemon stays up with bounded memory.
 func TestHugeLine(t *testing.T) {
-	root := t.TempDir()
-	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	d := startFresh(t)
 	mkTopic(t, d, "big", 1)
 	appendFile(t, d.path("big", "0", "log"), "before\n")
 	line := bytes.Repeat([]byte("z"), 100<<20)
@@ -116,13 +115,8 @@ func TestSecondMountRefused(t *testing.T) {
 // TestManyTopics: mkdir of many topics (PARTFS_TOPICS; 10,000 with
 // PARTFS_SYSTEST_LONG), all listed, all back after a remount; fds per topic.
 func TestManyTopics(t *testing.T) {
-	n := 2000
-	if long() {
-		n = 10000
-	}
-	n = envInt(t, "PARTFS_TOPICS", n)
-	root := t.TempDir()
-	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	n := testSize(t, "PARTFS_TOPICS", 2000, 10000)
+	d := startFresh(t)
 	before := d.stats()
 	start := time.Now()
 	for i := 0; i < n; i++ {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 // TestLoad: 4 writers and 4 `tail -f` readers on the same two partitions
@@ -19,36 +21,23 @@ import (
 // each writer's acknowledged lines are there in its order, and the
 // daemon's RSS stays bounded. Reports lines/s.
 func TestLoad(t *testing.T) {
-	secs := 60
-	if long() {
-		secs = 300
-	}
-	secs = envInt(t, "PARTFS_LOAD_SECONDS", secs)
-	root := t.TempDir()
-	d := startDaemon(t, filepath.Join(root, "data"), filepath.Join(root, "mnt"))
+	secs := testSize(t, "PARTFS_LOAD_SECONDS", 60, 300)
+	d := startFresh(t)
 	mkTopic(t, d, "load", 2, "segment.bytes=8388608", "compression.type=lz4")
 	files := []string{"load/0/log", "load/0/log.jsonl", "load/1/log", "load/1/log.jsonl"}
 	readers := make([]*tailReader, len(files))
 	for i, f := range files {
-		readers[i] = startTail(t, d.path(f), filepath.Join(root, fmt.Sprintf("tail%d", i)))
+		readers[i] = startTail(t, d.path(f), filepath.Join(t.TempDir(), "tail"))
 	}
 	var rssMax int64
 	stopRSS := make(chan struct{})
 	var rssWG sync.WaitGroup
-	rssWG.Add(1)
-	go func() {
-		defer rssWG.Done()
-		for {
-			select {
-			case <-stopRSS:
-				return
-			case <-time.After(time.Second):
-			}
-			if s := d.stats(); s.rssKB > rssMax {
-				rssMax = s.rssKB
-			}
+	testutil.Every(&rssWG, stopRSS, func() <-chan time.Time { return time.After(time.Second) }, func() bool {
+		if s := d.stats(); s.rssKB > rssMax {
+			rssMax = s.rssKB
 		}
-	}()
+		return true
+	})
 	writers := make([]*loadWriter, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(secs)*time.Second)
 	defer cancel()
@@ -73,13 +62,13 @@ func TestLoad(t *testing.T) {
 	t.Logf("%d lines in %v by 4 writers: %.0f lines/s; daemon RSS max %d MiB", total, elapsed.Round(time.Millisecond),
 		float64(total)/elapsed.Seconds(), rssMax>>10)
 	for p := 0; p < 2; p++ {
-		content := readFile(t, d.path(fmt.Sprintf("load/%d/log", p)))
+		content := testutil.ReadFile(t, d.path(fmt.Sprintf("load/%d/log", p)))
 		checkWriters(t, content, writers[p], writers[p+2])
 		for i, f := range files {
 			if strings.HasPrefix(f, fmt.Sprintf("load/%d/", p)) {
 				want := content
 				if strings.HasSuffix(f, ".jsonl") {
-					want = readFile(t, d.path(f))
+					want = testutil.ReadFile(t, d.path(f))
 				}
 				readers[i].finish(t, want)
 			}
@@ -191,7 +180,7 @@ func (r *tailReader) finish(t *testing.T, want []byte) {
 	}
 	r.cmd.Process.Kill()
 	<-r.done
-	got := readFile(t, r.out)
+	got := testutil.ReadFile(t, r.out)
 	if !bytes.Equal(got, want) {
 		i := 0
 		for i < len(got) && i < len(want) && got[i] == want[i] {

@@ -22,7 +22,7 @@ func TestDaemonKillRemount(t *testing.T) {
 	appendFile(t, d.path("t", "0", "log"), "one\ntwo\n")
 	d.kill9()
 	d.restart()
-	if got := string(readFile(t, d.path("t", "0", "log"))); got != "one\ntwo\n" {
+	if got := string(testutil.ReadFile(t, d.path("t", "0", "log"))); got != "one\ntwo\n" {
 		t.Fatalf("after kill -9 and remount: %q", got)
 	}
 	appendFile(t, d.path("t", "0", "log"), "three\n")
@@ -131,7 +131,7 @@ func TestStopsCleanly(t *testing.T) {
 			t.Fatalf("%s: still mounted", s.name)
 		}
 		d.restart()
-		if got := string(readFile(t, d.path("t", "0", "log"))); got != want {
+		if got := string(testutil.ReadFile(t, d.path("t", "0", "log"))); got != want {
 			t.Fatalf("after stop %d (%s) and a start: %q, want %q", i, s.name, got, want)
 		}
 	}

@@ -100,7 +100,7 @@ func (cf *cachedFile) Close() error {
 	c.mu.Lock()
 	if cf.closed {
 		c.mu.Unlock()
-		return &os.PathError{Op: "close", Path: cf.name, Err: os.ErrClosed}
+		return cf.closedErr("close")
 	}
 	cf.closed = true
 	f := cf.f
@@ -127,18 +127,15 @@ func (cf *cachedFile) Close() error {
 func (cf *cachedFile) acquire(op string) (File, error) {
 	c := cf.c
 	c.mu.Lock()
-	if f := cf.f; f != nil {
-		cf.users.Add(1)
-		if !cf.pinned {
-			c.lruFront(cf)
-		}
+	if cf.f != nil {
+		f := cf.useLocked()
 		c.mu.Unlock()
 		return f, nil
 	}
 	closed := cf.closed
 	c.mu.Unlock()
 	if closed {
-		return nil, &os.PathError{Op: op, Path: cf.name, Err: os.ErrClosed}
+		return nil, cf.closedErr(op)
 	}
 	c.nameMu.RLock()
 	defer c.nameMu.RUnlock()
@@ -146,6 +143,22 @@ func (cf *cachedFile) acquire(op string) (File, error) {
 }
 
 func (cf *cachedFile) release() { cf.users.Add(-1) }
+
+// useLocked counts a user of the open descriptor, moves the file to the
+// front of the LRU unless pinned, and returns the descriptor. REQUIRES:
+// c.mu held, cf.f open.
+func (cf *cachedFile) useLocked() File {
+	cf.users.Add(1)
+	if !cf.pinned {
+		cf.c.lruFront(cf)
+	}
+	return cf.f
+}
+
+// closedErr is the error of op on the file after its Close.
+func (cf *cachedFile) closedErr(op string) error {
+	return &os.PathError{Op: op, Path: cf.name, Err: os.ErrClosed}
+}
 
 // reopen is acquire's slow path: it opens the file again by its current
 // name. REQUIRES: c.nameMu held (either mode).
@@ -156,13 +169,10 @@ func (cf *cachedFile) reopen(op string) (File, error) {
 	c.mu.Lock()
 	if cf.closed {
 		c.mu.Unlock()
-		return nil, &os.PathError{Op: op, Path: cf.name, Err: os.ErrClosed}
+		return nil, cf.closedErr(op)
 	}
-	if f := cf.f; f != nil { // another user reopened it
-		cf.users.Add(1)
-		if !cf.pinned {
-			c.lruFront(cf)
-		}
+	if cf.f != nil { // another user reopened it
+		f := cf.useLocked()
 		c.mu.Unlock()
 		return f, nil
 	}
@@ -177,7 +187,7 @@ func (cf *cachedFile) reopen(op string) (File, error) {
 	if cf.closed { // closed while reopening
 		c.open--
 		f.Close()
-		return nil, &os.PathError{Op: op, Path: cf.name, Err: os.ErrClosed}
+		return nil, cf.closedErr(op)
 	}
 	cf.f = f
 	c.stats.Reopens++

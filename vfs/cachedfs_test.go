@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
 func newCachedOS(t *testing.T, budget int) (*CachedFS, string) {
@@ -126,28 +128,19 @@ func TestCachedWriteKeepsPosition(t *testing.T) {
 		if _, err := g.Write([]byte(s)); err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, "app"), append(mustRead(t, filepath.Join(dir, "app")), '|'), 0o644)
+		os.WriteFile(filepath.Join(dir, "app"), append(testutil.ReadFile(t, filepath.Join(dir, "app")), '|'), 0o644)
 	}
 	f.Close()
 	g.Close()
-	if got := string(mustRead(t, filepath.Join(dir, "w"))); got != "abcdefgh" {
+	if got := string(testutil.ReadFile(t, filepath.Join(dir, "w"))); got != "abcdefgh" {
 		t.Fatalf("Write after reopen: %q", got)
 	}
-	if got := string(mustRead(t, filepath.Join(dir, "app"))); got != "abc|def|gh|" {
+	if got := string(testutil.ReadFile(t, filepath.Join(dir, "app"))); got != "abc|def|gh|" {
 		t.Fatalf("O_APPEND Write after reopen: %q", got)
 	}
 	if s := c.Stats(); s.Reopens < 4 {
 		t.Fatalf("writes did not reopen: %+v", s)
 	}
-}
-
-func mustRead(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func TestCachedRenameOfEvictedFile(t *testing.T) {
@@ -169,7 +162,7 @@ func TestCachedRenameOfEvictedFile(t *testing.T) {
 	if _, err := f.WriteAt([]byte("X"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if got := string(mustRead(t, b)); got[0] != 'X' {
+	if got := string(testutil.ReadFile(t, b)); got[0] != 'X' {
 		t.Fatalf("write after rename went elsewhere: b holds %q", got)
 	}
 }
@@ -273,7 +266,7 @@ func TestCachedDirectoryRenameAndRemoveAll(t *testing.T) {
 	}
 	y.WriteAt([]byte("y"), 0)
 	readAll(t, x) // evict y
-	if got := string(mustRead(t, filepath.Join(q, "sub", "y"))); got != "y" {
+	if got := string(testutil.ReadFile(t, filepath.Join(q, "sub", "y"))); got != "y" {
 		t.Fatalf("write after directory rename landed elsewhere: %q", got)
 	}
 	if err := c.RemoveAll(q); err != nil {
@@ -346,15 +339,11 @@ func TestCachedSyncAfterReopenIsDurable(t *testing.T) {
 	if c.Stats().Evictions == 0 {
 		t.Fatal("no eviction")
 	}
-	if got := contents(t, mem.Crash(), "/d/seg"); got != "" {
-		t.Fatalf("unsynced data durable already: %q", got)
-	}
+	wantContents(t, mem.Crash(), "/d/seg", "", "crash before Sync")
 	if err := f.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if got := contents(t, mem.Crash(), "/d/seg"); got != "payload" {
-		t.Fatalf("after Sync on the reopened file: %q", got)
-	}
+	wantContents(t, mem.Crash(), "/d/seg", "payload", "after Sync on the reopened file")
 }
 
 // TestCachedConcurrent runs readers, writers, renames and removes at once

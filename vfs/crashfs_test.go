@@ -29,6 +29,15 @@ func writeFile(t *testing.T, fs FS, name, data string, sync bool) {
 }
 
 // contents returns the file's data, or "<missing>".
+// wantContents fails the test (saying what was checked) unless name in fs
+// holds want ("<missing>": does not exist).
+func wantContents(t *testing.T, fs FS, name, want, what string) {
+	t.Helper()
+	if got := contents(t, fs, name); got != want {
+		t.Fatalf("%s: %s holds %q, want %q", what, name, got, want)
+	}
+}
+
 func contents(t *testing.T, fs FS, name string) string {
 	t.Helper()
 	f, err := fs.Open(name)
@@ -61,24 +70,16 @@ func TestCrashKeepsOnlySyncedData(t *testing.T) {
 	f, _ := fs.OpenFile("/d/a", os.O_RDWR|os.O_APPEND, 0)
 	f.Write([]byte("+unsynced"))
 	f.Close()
-	if got := contents(t, fs, "/d/a"); got != "synced+unsynced" {
-		t.Fatalf("before crash: %q", got)
-	}
-	if got := contents(t, fs.Crash(), "/d/a"); got != "synced" {
-		t.Fatalf("after crash: %q, want the synced prefix", got)
-	}
+	wantContents(t, fs, "/d/a", "synced+unsynced", "before crash")
+	wantContents(t, fs.Crash(), "/d/a", "synced", "after crash")
 }
 
 func TestCrashDropsNamesWithoutSyncDir(t *testing.T) {
 	fs := newDirFS(t)
 	writeFile(t, fs, "/d/a", "data", true) // data synced, name not
-	if got := contents(t, fs.Crash(), "/d/a"); got != "<missing>" {
-		t.Fatalf("unsynced create survived: %q", got)
-	}
+	wantContents(t, fs.Crash(), "/d/a", "<missing>", "crash before SyncDir of a synced create")
 	fs.SyncDir("/d")
-	if got := contents(t, fs.Crash(), "/d/a"); got != "data" {
-		t.Fatalf("synced create: %q", got)
-	}
+	wantContents(t, fs.Crash(), "/d/a", "data", "synced create")
 }
 
 func TestCrashUndoesUnsyncedRenameAndRemove(t *testing.T) {
@@ -114,9 +115,7 @@ func TestCrashUndoesUnsyncedTruncate(t *testing.T) {
 	f, _ := fs.OpenFile("/d/a", os.O_RDWR, 0)
 	f.Truncate(4)
 	f.Close()
-	if got := contents(t, fs.Crash(), "/d/a"); got != "0123456789" {
-		t.Fatalf("unsynced truncate survived: %q", got)
-	}
+	wantContents(t, fs.Crash(), "/d/a", "0123456789", "crash after an unsynced truncate")
 }
 
 func TestCrashDirectoryNeedsParentSync(t *testing.T) {
@@ -128,9 +127,7 @@ func TestCrashDirectoryNeedsParentSync(t *testing.T) {
 		t.Fatalf("directory without parent SyncDir survived: %v", err)
 	}
 	fs.SyncDir("/d")
-	if got := contents(t, fs.Crash(), "/d/p/x"); got != "x" {
-		t.Fatalf("got %q", got)
-	}
+	wantContents(t, fs.Crash(), "/d/p/x", "x", "after SyncDir of the parent")
 }
 
 func TestCrashCloneIsIndependent(t *testing.T) {
@@ -139,9 +136,7 @@ func TestCrashCloneIsIndependent(t *testing.T) {
 	fs.SyncDir("/d")
 	c := fs.Crash()
 	writeFile(t, c, "/d/a", "changed", true)
-	if got := contents(t, fs, "/d/a"); got != "A" {
-		t.Fatalf("clone changed the original: %q", got)
-	}
+	wantContents(t, fs, "/d/a", "A", "the original after a change of its clone")
 }
 
 func TestCrashTornKeepsSyncedPrefix(t *testing.T) {
@@ -176,9 +171,7 @@ func TestWriteFileDurableSurvivesCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := fs.Crash()
-	if got := contents(t, c, "/d/cp"); got != "v1" {
-		t.Fatalf("got %q", got)
-	}
+	wantContents(t, c, "/d/cp", "v1", "crash")
 	if _, err := c.Stat("/d/cp.tmp"); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("temp file left: %v", err)
 	}
@@ -220,9 +213,7 @@ func TestCrashFSFileSemantics(t *testing.T) {
 	f, _ := fs.OpenFile("/d/a", os.O_RDWR, 0)
 	f.WriteAt([]byte("Z"), 5) // hole is zero-filled
 	f.Close()
-	if got := contents(t, fs, "/d/a"); got != "abc\x00\x00Z" {
-		t.Fatalf("got %q", got)
-	}
+	wantContents(t, fs, "/d/a", "abc\x00\x00Z", "file")
 	r, _ := fs.Open("/d/a")
 	if _, err := r.Write([]byte("x")); err == nil {
 		t.Fatal("write to read-only file succeeded")

@@ -48,9 +48,7 @@ func TestOSWriteFileDurableAndReadDir(t *testing.T) {
 	if strings.Join(names, ",") != "a,b,c" {
 		t.Fatalf("ReadDir: %v (temp files left?)", names)
 	}
-	if got := contents(t, Default, filepath.Join(dir, "b")); got != "bb" {
-		t.Fatalf("got %q", got)
-	}
+	wantContents(t, Default, filepath.Join(dir, "b"), "bb", "file")
 }
 
 func TestErrorFSShortWrite(t *testing.T) {
@@ -73,9 +71,7 @@ func TestErrorFSShortWrite(t *testing.T) {
 		t.Fatalf("third write (not persistent): %v", err)
 	}
 	f.Close()
-	if got := contents(t, Default, filepath.Join(dir, "f")); got != "first1234!" {
-		t.Fatalf("file holds %q", got)
-	}
+	wantContents(t, Default, filepath.Join(dir, "f"), "first1234!", "file")
 	if inj.Count() != 3 || inj.Fired() != 1 {
 		t.Fatalf("count %d fired %d", inj.Count(), inj.Fired())
 	}

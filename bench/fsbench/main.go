@@ -135,6 +135,7 @@ func runPartfs(dir, in string, size, lines int64) {
 	bu.Sh("stat " + log + " > /dev/null && tail -c " + fmt.Sprint(*lineBytes) + " " + log + " > /dev/null")
 	fmt.Printf("%-44s %8.0f ms   (1 GiB-class log, clean shutdown before)\n", "partfs: clean remount to first tail -c", float64(time.Since(start).Milliseconds()))
 	cmd.Stop()
+	rereadLog(mnt, data)
 	rssIdle(dir)
 }
 

@@ -35,13 +35,23 @@ func TestCorruptBatchReadsEIO(t *testing.T) {
 	if err := os.WriteFile(seg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := mountAt(t, data, mountOpt{})
-	out, err := r.Try("cat t/0/log")
-	if err == nil || !strings.Contains(err.Error(), "Input/output error") {
-		t.Fatalf("cat of a corrupt log: %v", err)
+	var good string // the records before the corrupt batch
+	for i := 0; i < 6; i++ {
+		good += fmt.Sprintf("batch%d-a\nbatch%d-b\n", i, i)
 	}
-	if strings.Contains(out, "Batch6") || !strings.HasPrefix(out, "batch0-a\n") {
-		t.Fatalf("output %q", out)
+	r := mountAt(t, data, mountOpt{})
+	// The first open reads through the kernel's page cache, where a short
+	// read is the end of the file: the request fails whole. From then on
+	// opens read with direct I/O: the records before the corrupt batch,
+	// then EIO.
+	for i := 0; i < 2; i++ {
+		out, err := r.Try("cat t/0/log")
+		if err == nil || !strings.Contains(err.Error(), "Input/output error") {
+			t.Fatalf("cat %d of a corrupt log: %v", i, err)
+		}
+		if !strings.HasPrefix(good, out) || (i == 1 && out == "") {
+			t.Fatalf("cat %d: output %q", i, out)
+		}
 	}
 	logs := r.logs.String()
 	if !strings.Contains(logs, "00000000000000000000.log") || !strings.Contains(logs, "errno=\"input/output error\"") {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,15 +25,7 @@ func TestTailAcrossRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("bash", "-c", "cd '"+e.Dir+"' && exec tail -n +1 -s 0.1 -f t/0/log")
-	out, _ := cmd.StdoutPipe()
-	var stderr testutil.SyncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	r := bufio.NewReader(out)
+	r, stderr, stopTail := startTail(t, e, "-n +1 -s 0.1 -f t/0/log")
 	expect := func(from, to int) {
 		t.Helper()
 		for i := from; i <= to; i++ {
@@ -66,7 +59,7 @@ func TestTailAcrossRetention(t *testing.T) {
 	if s := stderr.String(); s != "" {
 		t.Fatalf("tail complained: %s", s)
 	}
-	_ = cmd.Process.Kill()
+	stopTail()
 	size = e.Sh("stat -c %s t/0/log")
 	e.Unmount()
 
@@ -106,4 +99,24 @@ func readLineTimeout(r *bufio.Reader, d time.Duration) (string, error) {
 	case <-time.After(d):
 		return "", io.ErrNoProgress
 	}
+}
+
+// startTail runs tail with args in the mount; it returns tail's output,
+// its stderr and a function that stops it (called at the test's end too).
+func startTail(t *testing.T, e *env, args string) (*bufio.Reader, *testutil.SyncBuffer, func()) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", "cd '"+e.Dir+"' && exec tail "+args)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &testutil.SyncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop := func() { once.Do(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) }
+	t.Cleanup(stop)
+	return bufio.NewReader(out), stderr, stop
 }

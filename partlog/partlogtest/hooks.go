@@ -17,8 +17,7 @@ import (
 // CheckSegmentFiler: a SegmentFiler lists sorted files that it stats and
 // opens alike, holds the partition's .log files, and knows no other names.
 func CheckSegmentFiler(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	_, l := b.openLog(t)
 	sf, ok := l.(partlog.SegmentFiler)
 	if !ok {
 		t.Skip("the backend's Log is not a partlog.SegmentFiler (it has no segments/)")
@@ -196,8 +195,7 @@ func CheckRetention(t *testing.T, b Backend) {
 	if b.DropOldest == nil {
 		t.Skip("no DropOldest hook")
 	}
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	st, l := b.openLog(t)
 	smallSegments(t, st, "t")
 	fill(t, l, 30, 200, nil)
 	snap, release := l.Segments()
@@ -234,8 +232,7 @@ func CheckRewrite(t *testing.T, b Backend) {
 	if b.Rewrite == nil {
 		t.Skip("no Rewrite hook")
 	}
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	st, l := b.openLog(t)
 	setConfig(t, st, "t", "cleanup.policy", "compact")
 	smallSegments(t, st, "t")
 	fill(t, l, 40, 200, func(i int) []byte { return []byte(fmt.Sprint("k", i%4)) })

@@ -110,6 +110,14 @@ func (b Backend) open(t *testing.T) partlog.Store {
 	return st
 }
 
+// openLog opens a store that the test closes and returns it with
+// partition 0 of a new topic "t".
+func (b Backend) openLog(t *testing.T) (partlog.Store, partlog.Log) {
+	t.Helper()
+	st := b.open(t)
+	return st, newLog(t, st, "t")
+}
+
 // newLog creates topic with one partition and returns partition 0.
 func newLog(t *testing.T, st partlog.Store, topic string) partlog.Log {
 	t.Helper()

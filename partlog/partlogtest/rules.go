@@ -97,8 +97,7 @@ func CheckConfig(t *testing.T, b Backend) {
 // CheckAppend: offsets, and what a record keeps (key, value, headers,
 // timestamp, tombstone, empty value); a timestamp <= 0 means now.
 func CheckAppend(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	_, l := b.openLog(t)
 	base := recent()
 	in := []record.Record{
 		{Timestamp: base + 1, Key: []byte("k1"), Value: []byte("v1"), Headers: []record.Header{{Key: "h", Value: []byte("x")}, {Key: "h2", Value: nil}}},
@@ -137,8 +136,7 @@ func CheckAppend(t *testing.T, b Backend) {
 // offsets, never interleaved with another writer's.
 func CheckAppendConcurrent(t *testing.T, b Backend) {
 	const writers, appends, per = 4, 25, 5
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	_, l := b.openLog(t)
 	var wg sync.WaitGroup
 	firsts := make([][]int64, writers)
 	errs := make(chan error, writers)
@@ -184,8 +182,7 @@ func CheckAppendConcurrent(t *testing.T, b Backend) {
 // CheckTooLarge: a record over max.message.bytes fails the whole Append
 // with ErrTooLarge and appends nothing.
 func CheckTooLarge(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	st, l := b.openLog(t)
 	setConfig(t, st, "t", "max.message.bytes", "2048")
 	appendN(t, l, values(0, "small")...)
 	big := record.Record{Value: make([]byte, 4096)}
@@ -202,8 +199,7 @@ func CheckTooLarge(t *testing.T, b Backend) {
 
 // CheckOffsetForTime: Kafka's ListOffsets rules.
 func CheckOffsetForTime(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	_, l := b.openLog(t)
 	resolve := func(ts, want int64) {
 		t.Helper()
 		got, err := l.OffsetForTime(ts)
@@ -235,8 +231,7 @@ func CheckOffsetForTime(t *testing.T, b Backend) {
 
 // CheckRead: bounds, order and early stop of Read.
 func CheckRead(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	_, l := b.openLog(t)
 	appendN(t, l, values(recent(), "a", "b", "c", "d", "e")...)
 	snap := segments(t, l)
 	checkSnapshot(t, l, snap)
@@ -265,8 +260,7 @@ func CheckRead(t *testing.T, b Backend) {
 // while its Base and ID hold, and a snapshot is never modified nor
 // returned again once the log changed.
 func CheckSegments(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	st, l := b.openLog(t)
 	empty := segments(t, l)
 	checkSnapshot(t, l, empty)
 	smallSegments(t, st, "t")
@@ -330,8 +324,7 @@ func compareSnapshots(t *testing.T, l partlog.Log, old []partlog.Segment, oldRec
 // CheckChanged: the channel stays open while nothing changes and is
 // closed after an append.
 func CheckChanged(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	_, l := b.openLog(t)
 	appendN(t, l, values(0, "a")...)
 	ch := l.Changed()
 	select {
@@ -356,8 +349,7 @@ func waitClosed(t *testing.T, ch <-chan struct{}, after string) {
 // CheckSidecars: absent is ErrNotFound, saving replaces, names are checked,
 // partitions do not share sidecars.
 func CheckSidecars(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	st, l := b.openLog(t)
 	if err := st.AddPartition("t", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -381,8 +373,7 @@ func CheckSidecars(t *testing.T, b Backend) {
 
 // CheckStats: stat's figures agree with the log.
 func CheckStats(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	st, l := b.openLog(t)
 	base := recent()
 	appendN(t, l, values(base+1000, "a", "b")...)
 	appendN(t, l, values(base, "c")...)
@@ -403,8 +394,7 @@ func CheckStats(t *testing.T, b Backend) {
 // '\n'-terminated line of each chunk; what follows a chunk's last '\n' is
 // left out.
 func CheckLineAppender(t *testing.T, b Backend) {
-	st := b.open(t)
-	l := newLog(t, st, "t")
+	_, l := b.openLog(t)
 	la, ok := l.(partlog.LineAppender)
 	if !ok {
 		t.Skip("the backend's Log is not a partlog.LineAppender")

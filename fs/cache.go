@@ -1,0 +1,172 @@
+package fs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/sirupsen/logrus"
+	"golang.org/x/sys/unix"
+)
+
+// readAhead is the kernel's read-ahead on a mount: one request of the
+// largest size the kernel allows by default (max_pages_limit 256 pages).
+const readAhead = 1 << 20
+
+// raiseReadAhead sets the read-ahead of the mount on dir to readAhead:
+// the kernel starts a FUSE mount at 128 KiB whatever the mount asks for
+// (its backing device's read_ahead_kb), so a cached reader would cost
+// eight requests per MiB. It needs root; without it the default stays.
+func raiseReadAhead(dir string, lg *logrus.Entry) {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		lg.WithError(err).Debug("read-ahead left at the kernel's default")
+		return
+	}
+	p := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
+	if err := os.WriteFile(p, []byte(strconv.Itoa(readAhead>>10)), 0); err != nil {
+		lg.WithError(err).Debug("read-ahead left at the kernel's default")
+	}
+}
+
+// pageMask masks the offset within a page of the kernel's cache.
+var pageMask = int64(os.Getpagesize()) - 1
+
+// viewCache is what the kernel may keep of a view's pages. Only `log` and
+// `log.jsonl` are ever cached, and an open only while the stream has no
+// gap (layout.gapless): then every position holds the same bytes
+// whichever open reads it, and an append only adds bytes after the end.
+// Compaction and retention leave a gap where they change bytes (SPEC §3),
+// so from the first open that sees one on, the view is read with direct
+// I/O (no open reads the cache again; the first such open without cached
+// readers lets the kernel drop it); cached opens already running finish on
+// the pages they have, as a reader does with what was rendered ahead for
+// it.
+//
+// The mount controls the kernel's data cache explicitly (go-fuse
+// ExplicitDataCacheControl): a larger st_size does not drop the cache, so
+// growing files keep their pages. What the kernel holds beyond the old end
+// is handled here: the kernel fills the tail of the page a short read
+// ended in with zeros, which become stale once the file grows; each size
+// reported larger than such an end (Getattr) and each append through the
+// kernel (which moves its st_size itself) drops the pages from there on,
+// after the new bytes are readable.
+type viewCache struct {
+	mu       sync.Mutex
+	off      bool  // a gap was seen: never cached again
+	opens    int   // cached opens not yet released
+	used     bool  // the kernel may hold pages
+	low      int64 // lowest end of a short read since the last drop (MaxInt64: none)
+	notified int64 // the size at the last drop from low
+}
+
+// openFlags returns the open flags of a view's open, and whether the
+// open reads through the kernel's cache (then release it with closed).
+// candidate: a read-only open of log or log.jsonl; gapless: its stream
+// has no gap now (only asked of candidates).
+func (c *viewCache) openFlags(candidate bool, gapless func() bool) (uint32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if candidate && !c.off && !gapless() {
+		c.off = true
+	}
+	if !candidate || c.off {
+		if c.off && c.opens == 0 {
+			c.used = false // no FOPEN_KEEP_CACHE: the kernel drops the pages
+			return fuse.FOPEN_DIRECT_IO, false
+		}
+		return fuse.FOPEN_DIRECT_IO | fuse.FOPEN_KEEP_CACHE, false
+	}
+	if !c.used {
+		c.used, c.low, c.notified = true, math.MaxInt64, 0
+	}
+	c.opens++
+	return fuse.FOPEN_KEEP_CACHE, true
+}
+
+// direct makes every later open of the view use direct I/O.
+func (c *viewCache) direct() {
+	c.mu.Lock()
+	c.off = true
+	c.mu.Unlock()
+}
+
+// uncache follows a failed cached read: what was rendered ahead is
+// dropped (the next read locates its position again) and later opens of
+// the view read with direct I/O, which delivers the bytes before a
+// failure and the error after them. REQUIRES: mu held.
+func (h *viewHandle) uncache() {
+	h.dropAhead()
+	h.nextPos = -1
+	h.n.cache.direct()
+}
+
+// closed releases a cached open.
+func (c *viewCache) closed() {
+	c.mu.Lock()
+	c.opens--
+	c.mu.Unlock()
+}
+
+// shortRead notes that a cached read ended at end before the page did.
+func (c *viewCache) shortRead(end int64) {
+	c.mu.Lock()
+	c.low = min(c.low, end)
+	c.mu.Unlock()
+}
+
+// grown drops the pages from the lowest short read's page on when size,
+// about to be reported to the kernel, exceeds it. Call it after open
+// handles read up to size (viewNode.seen): a read the kernel has sent by
+// then is waited for and dropped, a later one reads the new bytes.
+func (c *viewCache) grown(ino *gofs.Inode, size int64) {
+	c.mu.Lock()
+	if !c.used || size <= c.notified || c.low >= size {
+		c.mu.Unlock()
+		return
+	}
+	from := c.low &^ pageMask
+	c.notified = size
+	if c.opens == 0 {
+		c.low = math.MaxInt64 // no cached read in flight
+	}
+	c.mu.Unlock()
+	ino.NotifyContent(from, 0)
+}
+
+// appended drops the pages from off's on after an append through the
+// kernel at off (the kernel's end before it moved its st_size past the
+// append).
+func (c *viewCache) appended(ino *gofs.Inode, off int64) {
+	c.mu.Lock()
+	used := c.used
+	c.mu.Unlock()
+	if used {
+		ino.NotifyContent(off&^pageMask, 0)
+	}
+}
+
+// gapless reports whether the stream of n has no gap from position 0 on
+// (layout.gapless) and its first record is the log's first, so that every
+// open reads the same bytes at each position. An error counts as a gap.
+func (n *viewNode) gapless() bool {
+	ly := n.p.ly
+	err := ly.withSync(func() error {
+		if _, err := ly.end(n.k); err != nil {
+			return err
+		}
+		if !ly.gapless(n.k) || n.p.log.StartOffset() > ly.segs[0].base {
+			return errGap
+		}
+		return nil
+	})
+	return err == nil
+}
+
+// errGap is gapless's answer for a stream with a gap.
+var errGap = errors.New("a gap in the stream")

@@ -1,0 +1,200 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partfs/partfs/record"
+)
+
+// apiRendering is log and log.jsonl of t/0 as the log API gives its
+// records now.
+func apiRendering(t *testing.T, e *env) (plain, jsonl string) {
+	t.Helper()
+	l, err := e.st.Partition("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, release := l.Segments()
+	defer release()
+	var p, j []byte
+	next := l.StartOffset()
+	for _, s := range segs {
+		err := l.Read(s, max(s.Base, next), func(r *record.Record) bool {
+			if r.Value != nil {
+				p = append(append(p, r.Value...), '\n')
+			}
+			j = append(record.AppendJSON(j, r), '\n')
+			next = r.Offset + 1
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return string(p), string(j)
+}
+
+// readsOf returns the FUSE read requests the daemon answered during fn,
+// net of those .metrics costs to read.
+func readsOf(t *testing.T, e *env, fn func()) int {
+	t.Helper()
+	a := fuseReads(t, e)
+	b := fuseReads(t, e)
+	fn()
+	c := fuseReads(t, e)
+	return c - b - (b - a)
+}
+
+// TestRereadServedFromCache: a second cat of an unchanged log (and
+// log.jsonl) gives the same bytes, the log API's, without a read reaching
+// the daemon.
+func TestRereadServedFromCache(t *testing.T) {
+	e := newEnv(t, mountOpt{})
+	e.Sh("mkdir t && seq 1 200000 >> t/0/log")
+	plain, jsonl := apiRendering(t, e)
+	for name, want := range map[string]string{"log": plain, "log.jsonl": jsonl} {
+		if got := e.Sh("cat t/0/" + name); got != want {
+			t.Fatalf("first cat %s: %d bytes, the log API renders %d", name, len(got), len(want))
+		}
+		var got string
+		if n := readsOf(t, e, func() { got = e.Sh("cat t/0/" + name) }); n != 0 {
+			t.Errorf("second cat %s: %d reads reached the daemon", name, n)
+		}
+		if got != want {
+			t.Errorf("second cat %s: %d bytes, the log API renders %d", name, len(got), len(want))
+		}
+	}
+}
+
+// TestCachedReaderSeesAppends: a reader of log that has read to the end
+// (its last page cached) sees records appended through the mount and by
+// another writer exactly — never the zeros the kernel put after the old
+// end — and tail -f follows them.
+func TestCachedReaderSeesAppends(t *testing.T) {
+	e := newEnv(t, mountOpt{})
+	e.Sh("mkdir t && seq 1 1000 >> t/0/log")
+	tail, stderr, _ := startTail(t, e, "-n +1001 -s 0.1 -f t/0/log")
+	f, err := os.Open(e.Path("t/0/log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := io.ReadAll(f)
+	if err != nil || string(got) != seqLines(1, 1000) {
+		t.Fatalf("read %d bytes, %v", len(got), err)
+	}
+	l, err := e.st.Partition("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1001; i <= 1040; i++ {
+		line := fmt.Sprintf("%d\n", i)
+		if i%2 == 0 {
+			e.Sh("printf '" + line + "' >> t/0/log")
+		} else if _, err := l.Append([]record.Record{{Value: []byte(fmt.Sprint(i))}}); err != nil {
+			t.Fatal(err)
+		}
+		// Without a stat the reader may see the end it knew; with
+		// one, the new line. Never anything else.
+		more, err := io.ReadAll(f)
+		if err != nil || !strings.HasPrefix(line, string(more)) {
+			t.Fatalf("after appending %q the reader got %q, %v", line, more, err)
+		}
+		if _, err := f.Stat(); err != nil {
+			t.Fatal(err)
+		}
+		rest, err := io.ReadAll(f)
+		if err != nil || string(more)+string(rest) != line {
+			t.Fatalf("after appending %q and a stat the reader got %q then %q, %v", line, more, rest, err)
+		}
+		if s, err := readLineTimeout(tail, 5*time.Second); err != nil || s != line {
+			t.Fatalf("tail -f: %q, %v, want %q; stderr %s", s, err, line, stderr.String())
+		}
+	}
+	if all := e.Sh("cat t/0/log"); all != seqLines(1, 1040) {
+		t.Fatalf("cat: %d bytes, want %d", len(all), len(seqLines(1, 1040)))
+	}
+}
+
+// sameAsAPI: cat of log and log.jsonl give what the log API renders.
+func sameAsAPI(t *testing.T, e *env, when string) {
+	t.Helper()
+	plain, jsonl := apiRendering(t, e)
+	if got := e.Sh("cat t/0/log"); got != plain {
+		t.Errorf("%s: cat log differs from the log API's records (%d bytes, want %d)", when, len(got), len(plain))
+	}
+	if got := e.Sh("cat t/0/log.jsonl"); got != jsonl {
+		t.Errorf("%s: cat log.jsonl differs from the log API's records (%d bytes, want %d)", when, len(got), len(jsonl))
+	}
+}
+
+// TestNoReplacedBytesAfterCompaction: once a compaction swap replaced
+// bytes of log and log.jsonl that the kernel had cached, a reader opening
+// afterwards gets the cleaned log, while one open across the swap ends its
+// stream without a duplicate.
+func TestNoReplacedBytesAfterCompaction(t *testing.T) {
+	c := mountCompacted(t)
+	sameAsAPI(t, c.env, "before cleaning")
+	sameAsAPI(t, c.env, "before cleaning, again")
+	j := c.openJSONL(64)
+	j.lines(len(c.before) / 2)
+	c.clean()
+	sameAsAPI(t, c.env, "after cleaning")
+	j.lines(-1)
+	j.check(c.before)
+	sameAsAPI(t, c.env, "after cleaning, again")
+}
+
+// TestNoReplacedBytesAfterRetention: the same across a retention deletion.
+func TestNoReplacedBytesAfterRetention(t *testing.T) {
+	e := newEnv(t, mountOpt{})
+	e.Sh("mkdir t && printf 'segment.bytes=4096\\nretention.bytes=16384\\n' >> t/config")
+	for i := 0; i < 100; i++ {
+		if err := e.AppendOnce("t/0/log", seqLines(i*20+1, i*20+20)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameAsAPI(t, e, "before retention")
+	sameAsAPI(t, e, "before retention, again")
+	f, err := os.Open(e.Path("t/0/log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	head := make([]byte, 1000)
+	if _, err := io.ReadFull(f, head); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.RunMaintenance(true, false); err != nil {
+		t.Fatal(err)
+	}
+	if e.Sh("grep log_start_offset t/0/stat") == "log_start_offset: 0\n" {
+		t.Fatal("retention removed nothing")
+	}
+	sameAsAPI(t, e, "after retention")
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The open across the deletion reads on in one stream: lines in order,
+	// none twice, none cut, up to the last one.
+	lines := strings.Split(strings.TrimSuffix(string(head)+string(rest), "\n"), "\n")
+	for i := 1; i < len(lines); i++ {
+		var a, b int
+		if _, err := fmt.Sscan(lines[i-1], &a); err != nil {
+			t.Fatalf("line %q", lines[i-1])
+		}
+		if _, err := fmt.Sscan(lines[i], &b); err != nil || b <= a {
+			t.Fatalf("line %q after %q", lines[i], lines[i-1])
+		}
+	}
+	if last := lines[len(lines)-1]; last != "2000" || bytes.Contains(rest, []byte{0}) {
+		t.Fatalf("the open across the deletion ended at %q", last)
+	}
+}
