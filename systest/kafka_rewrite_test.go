@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/kafkalog"
 )
 
