@@ -5,8 +5,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/kafkalog"
 )
 
@@ -142,4 +145,57 @@ func TestKafkaRewriteReRendersWindow(t *testing.T) {
 		t.Fatalf("window 2 renders %d bytes, %d before compaction; window 0 changed: %v", len(now[2]), len(after[2]), now[0] != after[0])
 	}
 	d.stop()
+}
+
+// TestKafkaStopDuringWrites: SIGTERM while a writer appends 100 lines
+// per write() and keeps the file open: the daemon detaches, serves the
+// open file a few seconds more, then aborts the connection (the writer
+// gets an error), finishes the write in flight and exits 0; the cluster
+// holds every acknowledged write, whole, and at most the one whose answer
+// the abort cut off.
+func TestKafkaStopDuringWrites(t *testing.T) {
+	testutil.Kcat(t)
+	_, addr := kafkaCluster(t)
+	d := kafkaMount(t, addr, "")
+	d.sh("mkdir t")
+	f, err := os.OpenFile(d.path("t", "0", "log"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const perWrite = 100
+	chunk := []byte(strings.Repeat(strings.Repeat("w", 99)+"\n", perWrite))
+	acked := 0
+	for ; acked < 20; acked++ {
+		if _, err := f.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan int)
+	go func() {
+		n := 0
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); n++ {
+			if _, err := f.Write(chunk); err != nil {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		done <- n
+	}()
+	start := time.Now()
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	acked += <-done
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("writes went on %v after SIGTERM", took)
+	}
+	<-d.done
+	if d.exitErr != nil {
+		t.Fatalf("exit after SIGTERM during writes: %v\n%s", d.exitErr, tail(d.log.String(), 2000))
+	}
+	detach(t, d.mnt)
+	lines := strings.Count(kcat(t, addr, "", "-C", "-t", "t", "-p", "0", "-e", "-q"), "\n")
+	if lines%perWrite != 0 || lines < acked*perWrite || lines > (acked+1)*perWrite {
+		t.Fatalf("the cluster holds %d lines after %d acknowledged writes of %d", lines, acked, perWrite)
+	}
+	t.Logf("%d writes acknowledged, %d lines in the cluster", acked, lines)
 }
