@@ -65,11 +65,14 @@ type viewCache struct {
 	notified int64 // the size at the last drop from low
 }
 
-// openFlags returns the open flags of a view's open, and whether the
-// open reads through the kernel's cache (then release it with closed).
-// candidate: a read-only open of log or log.jsonl; gapless: its stream
-// has no gap now (only asked of candidates).
-func (c *viewCache) openFlags(candidate bool, gapless func() bool) (uint32, bool) {
+// openFlags returns the open flags of a view's open, whether the open
+// reads through the kernel's cache (then release it with closed), and
+// whether the caller must drop what the kernel keeps of the file (pages
+// of a view with a gap that no cached open reads any more: a private
+// mmap reads them even through a direct-I/O open). candidate: a read-only
+// open of log or log.jsonl; gapless: its stream has no gap now (only
+// asked of candidates).
+func (c *viewCache) openFlags(candidate bool, gapless func() bool) (flags uint32, cached, drop bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if candidate && !c.off && !gapless() {
@@ -77,16 +80,15 @@ func (c *viewCache) openFlags(candidate bool, gapless func() bool) (uint32, bool
 	}
 	if !candidate || c.off {
 		if c.off && c.opens == 0 {
-			c.used = false // no FOPEN_KEEP_CACHE: the kernel drops the pages
-			return fuse.FOPEN_DIRECT_IO, false
+			drop, c.used = c.used, false
 		}
-		return fuse.FOPEN_DIRECT_IO | fuse.FOPEN_KEEP_CACHE, false
+		return fuse.FOPEN_DIRECT_IO | fuse.FOPEN_KEEP_CACHE, false, drop
 	}
 	if !c.used {
 		c.used, c.low, c.notified = true, math.MaxInt64, 0
 	}
 	c.opens++
-	return fuse.FOPEN_KEEP_CACHE, true
+	return fuse.FOPEN_KEEP_CACHE, true, false
 }
 
 // direct makes every later open of the view use direct I/O.

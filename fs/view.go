@@ -168,7 +168,11 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 	fl := uint32(fuse.FOPEN_DIRECT_IO) // a window
 	if n.writable {
 		candidate := !writing && flags&syscall.O_TRUNC == 0
-		fl, h.cached = n.cache.openFlags(candidate, n.gapless)
+		var drop bool
+		fl, h.cached, drop = n.cache.openFlags(candidate, n.gapless)
+		if drop {
+			n.NotifyContent(0, 0)
+		}
 	}
 	if !writing {
 		// nothing to flush at close: the kernel then sends no FLUSH
