@@ -199,3 +199,29 @@ func TestKafkaStopDuringWrites(t *testing.T) {
 	}
 	t.Logf("%d writes acknowledged, %d lines in the cluster", acked, lines)
 }
+
+// TestKafkaReadCommitted: through the mount a partition with an aborted
+// and a committed transaction reads as a read_committed consumer (kcat
+// with isolation.level=read_committed) sees it: no markers, no aborted
+// records, offsets with their gaps, in log, log.jsonl, @offset/N and stat.
+// The topic is created by another client after the mount listed the
+// topics: a lookup that misses asks the cluster.
+func TestKafkaReadCommitted(t *testing.T) {
+	c, addr, d := kcatMount(t)
+	testutil.KafkaTxnLayout(t, c)
+	want := kcat(t, addr, "", "-X", "isolation.level=read_committed", "-C", "-t", "txn", "-p", "0", "-e", "-q", "-f", "%o %s\n")
+	if want != "0 v0\n1 v1\n5 v5\n6 v6\n8 v8\n" {
+		t.Fatalf("kcat read_committed reads %q", want)
+	}
+	var got strings.Builder
+	for _, r := range parseJSONL(t, d.sh("cat txn/0/log.jsonl")) {
+		fmt.Fprintf(&got, "%d %s\n", r.Offset, *r.Value)
+	}
+	if got.String() != want {
+		t.Errorf("log.jsonl reads %q, kcat %q", got.String(), want)
+	}
+	if out := d.sh("cat txn/0/log; head -1 txn/0/@offset/2; grep '^records:' txn/0/stat"); out != "v0\nv1\nv5\nv6\nv8\nv5\nrecords: 5\n" {
+		t.Errorf("log, @offset/2 and stat read %q", out)
+	}
+	d.stop()
+}
