@@ -104,6 +104,8 @@ func modelLookup(keys []int64, target int64) int {
 	return slot
 }
 
+// TestOffsetLookupMatchesLinearScan: Lookup and Span agree with a linear
+// scan of the entries (Span also naming the next entry's position).
 func TestOffsetLookupMatchesLinearScan(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for _, n := range []int{0, 1, 2, 5, 1023, 1024, 1025, 3000} {
@@ -124,12 +126,18 @@ func TestOffsetLookupMatchesLinearScan(t *testing.T) {
 			target := base - 5 + rng.Int63n(off-base+20)
 			gotOff, gotPos := ox.Lookup(target)
 			slot := modelLookup(keys, target)
-			wantOff, wantPos := base, int32(0)
+			wantOff, wantPos, wantNext := base, int32(0), int32(-1)
 			if slot >= 0 {
 				wantOff, wantPos = keys[slot], poss[slot]
+				if slot+1 < n {
+					wantNext = poss[slot+1]
+				}
 			}
 			if gotOff != wantOff || gotPos != wantPos {
 				t.Fatalf("n=%d lookup(%d) = (%d,%d), want (%d,%d)", n, target, gotOff, gotPos, wantOff, wantPos)
+			}
+			if o, p, next := ox.Span(target); o != wantOff || p != wantPos || next != wantNext {
+				t.Fatalf("n=%d Span(%d) = (%d,%d,%d), want (%d,%d,%d)", n, target, o, p, next, wantOff, wantPos, wantNext)
 			}
 		}
 		if n > 0 && ox.LastOffset() != keys[n-1] {

@@ -71,12 +71,23 @@ func (x *OffsetIndex) key(i int) int64 {
 
 // Lookup returns the largest entry with offset <= target, or (base, 0).
 func (x *OffsetIndex) Lookup(target int64) (offset int64, pos int32) {
-	offset = x.base
+	offset, pos, _ = x.Span(target)
+	return offset, pos
+}
+
+// Span is Lookup that also returns the position of the entry after the
+// one found (-1 when there is none): the batch holding target starts
+// before that position, or at it.
+func (x *OffsetIndex) Span(target int64) (offset int64, pos, next int32) {
+	offset, next = x.base, -1
 	x.lookup(target, x.key, func(slot int) {
 		rel, p := DecodeOffsetEntry(x.entryAt(slot))
 		offset, pos = x.base+int64(rel), p
+		if slot+1 < x.entries {
+			_, next = DecodeOffsetEntry(x.entryAt(slot + 1))
+		}
 	})
-	return offset, pos
+	return offset, pos, next
 }
 
 // Entry returns entry i (0 <= i < Entries()).

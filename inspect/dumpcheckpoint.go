@@ -42,36 +42,39 @@ func mustExist(file string) error {
 	return nil
 }
 
-func dumpOffsets(w io.Writer, file string, asJSON bool) error {
+// dumpEntries prints the entries read reads from file, one object each
+// (row); a missing file is an error.
+func dumpEntries[T any](w io.Writer, file string, asJSON bool, read func(vfs.FS, string) ([]T, error), row func(T) []kv) error {
 	if err := mustExist(file); err != nil {
 		return err
 	}
-	m, err := checkpoint.ReadOffsets(vfs.Default, file)
+	es, err := read(vfs.Default, file)
 	if err != nil {
 		return err
 	}
-	for _, tp := range checkpoint.SortedPartitions(m) {
-		if err := writeObject(w, asJSON, []kv{{"topic", tp.Topic}, {"partition", tp.Partition}, {"offset", m[tp]}}); err != nil {
+	for _, e := range es {
+		if err := writeObject(w, asJSON, row(e)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+func dumpOffsets(w io.Writer, file string, asJSON bool) error {
+	var m map[checkpoint.TopicPartition]int64
+	read := func(fs vfs.FS, path string) (tps []checkpoint.TopicPartition, err error) {
+		m, err = checkpoint.ReadOffsets(fs, path)
+		return checkpoint.SortedPartitions(m), err
+	}
+	return dumpEntries(w, file, asJSON, read, func(tp checkpoint.TopicPartition) []kv {
+		return []kv{{"topic", tp.Topic}, {"partition", tp.Partition}, {"offset", m[tp]}}
+	})
+}
+
 func dumpLeaderEpochs(w io.Writer, file string, asJSON bool) error {
-	if err := mustExist(file); err != nil {
-		return err
-	}
-	es, err := checkpoint.ReadLeaderEpochs(vfs.Default, file)
-	if err != nil {
-		return err
-	}
-	for _, e := range es {
-		if err := writeObject(w, asJSON, []kv{{"epoch", e.Epoch}, {"start_offset", e.StartOffset}}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return dumpEntries(w, file, asJSON, checkpoint.ReadLeaderEpochs, func(e checkpoint.EpochEntry) []kv {
+		return []kv{{"epoch", e.Epoch}, {"start_offset", e.StartOffset}}
+	})
 }
 
 func dumpPartitionMetadata(w io.Writer, file string, asJSON bool) error {

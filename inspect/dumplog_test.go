@@ -13,21 +13,11 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// logFixtureDir holds the real Kafka record sets.
-func logFixtureDir(t *testing.T) string { return testfixtures.Dir(t) }
-
-// backwardsSkipped: records franz-go (which wrote the expected files) skips
-// because their batch's offsets go backwards; a log dump shows them.
-var backwardsSkipped = map[string]int{
-	"kafka-python/record_batch_data_v2_2and3.bin": 1,
-	"kafka-python/record_batch_data_v2_all.bin":   1,
-}
-
 // TestDumpLogJSONMatchesFixtures: `dump --json --print-data` of every fixture
 // gives its expected records (the SPEC §3 fields), plus batch_offset, magic
 // and codec.
 func TestDumpLogJSONMatchesFixtures(t *testing.T) {
-	dir := logFixtureDir(t)
+	dir := testfixtures.Dir(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.expected.jsonl"))
 	if len(files) < 30 {
 		t.Fatalf("only %d expected files", len(files))
@@ -42,18 +32,17 @@ func TestDumpLogJSONMatchesFixtures(t *testing.T) {
 				t.Fatalf("DumpLog: %v", err)
 			}
 			want, _ := os.ReadFile(exp)
-			compareDump(t, out.String(), string(want), backwardsSkipped[rel])
+			compareDump(t, out.String(), string(want), rel)
 		})
 	}
 }
 
-// compareDump compares dump objects with expected jsonl records, dropping
-// the records franz-go skips (offset below one already seen).
-func compareDump(t *testing.T, got, want string, skipped int) {
+// compareDump compares dump objects with a fixture's expected jsonl
+// records, the records franz-go skips (testfixtures.Backwards) apart.
+func compareDump(t *testing.T, got, want, rel string) {
 	t.Helper()
-	var kept []map[string]any
-	next, dropped := -1.0, 0
-	for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
+	var records []string
+	for _, line := range testfixtures.Lines(got) {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("dump line %q: %v", line, err)
@@ -64,32 +53,17 @@ func compareDump(t *testing.T, got, want string, skipped int) {
 			}
 			delete(m, k)
 		}
-		if off := m["offset"].(float64); off < next {
-			dropped++
-			continue
-		} else {
-			next = off + 1
-		}
-		kept = append(kept, m)
+		b, _ := json.Marshal(m)
+		records = append(records, string(b))
 	}
-	wantLines := strings.Split(strings.TrimSpace(want), "\n")
-	if len(kept) != len(wantLines) || dropped != skipped {
-		t.Fatalf("%d records (+%d backwards), want %d (+%d)", len(kept), dropped, len(wantLines), skipped)
-	}
-	for i, w := range wantLines {
-		var wm map[string]any
-		json.Unmarshal([]byte(w), &wm)
-		gb, _ := json.Marshal(kept[i])
-		wb, _ := json.Marshal(wm)
-		if !bytes.Equal(gb, wb) {
-			t.Fatalf("record %d:\n got  %s\n want %s", i, gb, wb)
-		}
-	}
+	kept, dropped := testfixtures.FranzView(t, records)
+	testfixtures.CompareJSONL(t, kept, testfixtures.Lines(want))
+	testfixtures.CompareJSONL(t, dropped, testfixtures.Backwards[rel])
 }
 
 // TestDumpLogText checks Kafka's text lines on a real broker batch.
 func TestDumpLogText(t *testing.T) {
-	dir := logFixtureDir(t)
+	dir := testfixtures.Dir(t)
 	var out bytes.Buffer
 	if err := DumpLog(&out, filepath.Join(dir, "kafka-python", "record_batch_data_v2_1.bin"), DumpOptions{PrintData: true}); err != nil {
 		t.Fatal(err)
@@ -105,7 +79,7 @@ func TestDumpLogText(t *testing.T) {
 // TestDumpLogSegmentAndLegacy: a segment file gets Kafka's "Log starting
 // offset" line; legacy messages print "offset: N" batch lines.
 func TestDumpLogSegmentAndLegacy(t *testing.T) {
-	dir := logFixtureDir(t)
+	dir := testfixtures.Dir(t)
 	src, err := os.ReadFile(filepath.Join(dir, "kafkajs", "fetch_v1_response_gzip.p0.records.bin")) // a V0 gzip wrapper
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +127,7 @@ func TestDumpLogCorruption(t *testing.T) {
 // TestDumpLogPartialTail: Kafka's notice in text mode and an ErrTruncated
 // error naming the position.
 func TestDumpLogPartialTail(t *testing.T) {
-	dir := logFixtureDir(t)
+	dir := testfixtures.Dir(t)
 	var out bytes.Buffer
 	file := filepath.Join(dir, "kafkajs", "fetch_v2_response_index_out_of_range.p1.records.bin")
 	err := DumpLog(&out, file, DumpOptions{})

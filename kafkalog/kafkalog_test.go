@@ -13,10 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/partfs/partfs/internal/testutil"
@@ -145,7 +143,7 @@ func TestConformance(t *testing.T) {
 		},
 		Transactions: func(t *testing.T) partlog.Store {
 			c := cluster(t)
-			writeTxnLayout(t, c)
+			testutil.KafkaTxnLayout(t, c)
 			return openOn(t, c, t.TempDir(), false)
 		},
 		Rewrite: func(t *testing.T, st partlog.Store, l partlog.Log) {
@@ -153,47 +151,6 @@ func TestConformance(t *testing.T) {
 			readAll(t, l)
 		},
 	})
-}
-
-// writeTxnLayout produces partlogtest.TxnLayout into txn-0 with franz-go's
-// own producers: plain records, an aborted and a committed transaction.
-func writeTxnLayout(t *testing.T, c *kfake.Cluster) {
-	t.Helper()
-	ctx := context.Background()
-	base := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic("txn")}
-	plain, err := kgo.NewClient(base...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
-	if _, err := kadm.NewClient(plain).CreateTopic(ctx, 1, 1, nil, "txn"); err != nil {
-		t.Fatal(err)
-	}
-	produce := func(cl *kgo.Client, offs ...int) {
-		for _, o := range offs {
-			if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(fmt.Sprint("v", o))}).FirstErr(); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	txn := func(id string, offs []int, commit kgo.TransactionEndTry) {
-		cl, err := kgo.NewClient(append(base, kgo.TransactionalID(id))...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cl.Close()
-		if err := cl.BeginTransaction(); err != nil {
-			t.Fatal(err)
-		}
-		produce(cl, offs...)
-		if err := cl.EndTransaction(ctx, commit); err != nil {
-			t.Fatal(err)
-		}
-	}
-	produce(plain, 0, 1)
-	txn("a", []int{2, 3}, kgo.TryAbort)
-	txn("b", []int{5, 6}, kgo.TryCommit)
-	produce(plain, 8)
 }
 
 // TestLeaderMovesAndFaults: appends go on while the leader moves and

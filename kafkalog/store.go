@@ -136,9 +136,24 @@ func (s *Store) Topics() ([]string, error) {
 
 // Partitions returns the partition count of topic.
 func (s *Store) Partitions(topic string) (int, error) {
+	return s.partitions(topic, 0)
+}
+
+// partitions returns the partition count of topic, asking the cluster
+// about the topic when the listing (up to metaMaxAge old) lacks it or
+// has no more than least partitions: one another client just created
+// is found at once.
+func (s *Store) partitions(topic string, least int) (int, error) {
 	ts, err := s.listed()
 	if err != nil {
 		return 0, err
+	}
+	if tm := ts[topic]; (tm == nil || len(tm.leaders) <= least) && partlog.CheckTopic(topic) == nil {
+		err := s.call(where{broker: s.seeds(), topic: topic, partition: -1}, "metadata", func(ctx context.Context) error { return s.refresh(ctx, topic) })
+		if err != nil {
+			return 0, err
+		}
+		ts[topic] = s.cached(topic)
 	}
 	tm := ts[topic]
 	if tm == nil || s.hidden(topic, tm) {
@@ -222,7 +237,7 @@ func (s *Store) AddPartition(topic string, n int) error {
 
 // Partition returns partition n of topic (the same *Log every time).
 func (s *Store) Partition(topic string, n int) (partlog.Log, error) {
-	count, err := s.Partitions(topic)
+	count, err := s.partitions(topic, n)
 	if err != nil {
 		return nil, err
 	}

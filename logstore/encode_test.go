@@ -161,19 +161,7 @@ func logBatches(t *testing.T, l *Log) []record.BatchHeader {
 
 func openDirLog(t *testing.T, cfg map[string]string) (*Store, *Log) {
 	t.Helper()
-	c := newClock()
-	st, err := Open(t.TempDir(), Options{Now: c.Now, Defaults: cfg, NoBackground: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.CreateTopic("t"); err != nil {
-		t.Fatal(err)
-	}
-	l, err := st.Log("t", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, l
+	return openAt(t, t.TempDir(), Options{Now: newClock().Now, Defaults: cfg, NoBackground: true})
 }
 
 // TestAppendBatchesWithinLimit appends mixed records with every codec and

@@ -7,7 +7,6 @@ import (
 
 	"github.com/partfs/partfs/internal/testfixtures"
 	"github.com/partfs/partfs/record"
-	"github.com/partfs/partfs/vfs"
 )
 
 // FuzzOpenSegment opens arbitrary bytes as a partition's only segment (no
@@ -23,20 +22,9 @@ func FuzzOpenSegment(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(make([]byte, 100))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fs, c := vfs.NewCrashFS(), newClock()
-		fs.MkdirAll("/data/fz-0", 0o755)
-		w, _ := fs.Create("/data/fz-0/00000000000000000000.log")
-		w.Write(data)
-		w.Close()
-		st, err := Open("/data", testOptions(fs, c, map[string]string{"index.interval.bytes": "64", "segment.index.bytes": "4096"}))
-		if err != nil {
-			t.Fatalf("open: %v", err)
-		}
+		fs, c := writePartition("t-0", map[string][]byte{"00000000000000000000.log": data})
+		st, l := openTest(t, fs, c, map[string]string{"index.interval.bytes": "64", "segment.index.bytes": "4096"})
 		defer st.Close()
-		l, err := st.Log("fz", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
 		valid, _ := validPrefix(data)
 		segs, release := l.Segments()
 		defer release()

@@ -4,34 +4,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
-// clock is an injectable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// clock is the tests' injected clock.
+type clock = testutil.Clock
 
-func newClock() *clock { return &clock{t: time.UnixMilli(1_764_410_400_000)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newClock() *clock { return testutil.NewClock(time.UnixMilli(1_764_410_400_000)) }
 
 func testOptions(fs vfs.FS, c *clock, cfg map[string]string) Options {
 	return Options{FS: fs, Now: c.Now, Defaults: cfg, NoBackground: true, Jitter: func(int64) int64 { return 0 }}
@@ -41,6 +26,19 @@ func testOptions(fs vfs.FS, c *clock, cfg map[string]string) Options {
 func openTest(t testing.TB, fs vfs.FS, c *clock, cfg map[string]string) (*Store, *Log) {
 	t.Helper()
 	return openAt(t, "/data", testOptions(fs, c, cfg))
+}
+
+// writePartition writes files (name: contents) into partition directory
+// part of a data directory /data on a new crash filesystem.
+func writePartition(part string, files map[string][]byte) (*vfs.CrashFS, *clock) {
+	fs, c := vfs.NewCrashFS(), newClock()
+	fs.MkdirAll("/data/"+part, 0o755)
+	for name, b := range files {
+		w, _ := fs.Create("/data/" + part + "/" + name)
+		w.Write(b)
+		w.Close()
+	}
+	return fs, c
 }
 
 // openAt opens a store at dir with topic "t" created if new, and returns

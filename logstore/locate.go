@@ -13,13 +13,29 @@ import (
 // several small batches in one pread, little waste for large batches.
 const headerProbe = 4 << 10
 
+// maxSpanProbe bounds a locate's first read when it covers the span to the
+// next index entry (spanProbe).
+const maxSpanProbe = 8 << 10
+
+// spanProbe is the first read of a locate from index position pos whose
+// next entry is at next: through the batch header there, when that is at
+// most maxSpanProbe bytes, so that one read holds every header the scan
+// needs; else headerProbe.
+func spanProbe(pos, next int64) int64 {
+	if n := next + record.BatchHeaderSize - pos; next > pos && n <= maxSpanProbe {
+		return n
+	}
+	return headerProbe
+}
+
 // fileWindow holds the bytes [pos, pos+n) of a segment file for a
 // header-only scan and a time lookup's record walk. Pooled: a lookup
 // allocates nothing, unless a read is larger than any before.
 type fileWindow struct {
-	buf []byte
-	pos int64
-	n   int
+	buf   []byte
+	pos   int64
+	n     int
+	probe int64 // the size of the next header read, when not headerProbe
 }
 
 var fileWindows = sync.Pool{New: func() any { return &fileWindow{buf: make([]byte, recordChunk)} }}
@@ -27,7 +43,7 @@ var fileWindows = sync.Pool{New: func() any { return &fileWindow{buf: make([]byt
 // getWindow returns an empty pooled window.
 func getWindow() *fileWindow {
 	w := fileWindows.Get().(*fileWindow)
-	w.n = 0
+	w.n, w.probe = 0, 0
 	return w
 }
 
@@ -72,7 +88,11 @@ func (w *fileWindow) held(p, need int64) []byte {
 
 // header parses the batch header at p (size is the end of the data).
 func (w *fileWindow) header(s *segment, p, size int64) (record.BatchHeader, error) {
-	b, err := w.at(s, p, record.BatchHeaderSize, headerProbe, size, "the batch header")
+	probe := int64(headerProbe)
+	if w.probe > 0 {
+		probe, w.probe = w.probe, 0
+	}
+	b, err := w.at(s, p, record.BatchHeaderSize, probe, size, "the batch header")
 	if err != nil {
 		return record.BatchHeader{}, err
 	}
@@ -124,7 +144,8 @@ func (l *Log) locateIn(s *segment, seg partlog.Segment, offset int64) (int64, re
 	holds := func(_ *fileWindow, _ int64, h record.BatchHeader) (bool, error) { return h.LastOffset() >= offset, nil }
 	w := getWindow()
 	defer putWindow(w)
-	pos := s.positionFor(offset, seg.Size)
+	pos, next := s.spanFor(offset, seg.Size)
+	w.probe = spanProbe(pos, next)
 	p, h, err := s.findBatch(w, pos, seg.Size, offset, holds)
 	if err == errIndexMismatch {
 		l.scheduleRebuild(s)

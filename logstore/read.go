@@ -50,16 +50,27 @@ var errIndexMismatch = errors.New("index entry does not match the segment")
 
 // positionFor is the position an offset index lookup gives for offset.
 func (s *segment) positionFor(offset, size int64) int64 {
+	pos, _ := s.spanFor(offset, size)
+	return pos
+}
+
+// spanFor is positionFor and the position of the next index entry, at or
+// after the start of the batch holding offset (-1 when there is none
+// before size).
+func (s *segment) spanFor(offset, size int64) (pos, next int64) {
 	if offset <= s.base {
-		return 0
+		return 0, -1
 	}
 	s.ixmu.RLock()
-	_, pos := s.oidx.Lookup(offset)
+	_, p, n := s.oidx.Span(offset)
 	s.ixmu.RUnlock()
-	if int64(pos) >= size || pos < 0 {
-		return 0
+	if int64(p) >= size || p < 0 {
+		return 0, -1
 	}
-	return int64(pos)
+	if n <= p || int64(n) >= size {
+		n = -1
+	}
+	return int64(p), int64(n)
 }
 
 // recordFilter hands the records of a Read to its callback: offsets in

@@ -17,16 +17,8 @@ import (
 // the FIFO must not block); names Kafka does not use are refused even as
 // regular files.
 func TestSegmentFilesRefuseLinksAndSpecialFiles(t *testing.T) {
-	dir := t.TempDir()
-	st, err := Open(dir, Options{Logger: testutil.NewLogger().Entry, NoBackground: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, l := openAt(t, t.TempDir(), Options{Logger: testutil.NewLogger().Entry, NoBackground: true})
 	defer st.Close()
-	if err := st.CreateTopic("t"); err != nil {
-		t.Fatal(err)
-	}
-	l, _ := st.Log("t", 0)
 	if _, err := l.Append([]record.Record{{Value: []byte("v")}}); err != nil {
 		t.Fatal(err)
 	}

@@ -59,18 +59,11 @@ func txnSegment(t *testing.T) []byte {
 // writeTxnPartition writes seg as partition tx-0 of a new data directory,
 // with txnIndex as its .txnindex when not nil.
 func writeTxnPartition(seg, txnIndex []byte) (*vfs.CrashFS, *clock) {
-	fs, c := vfs.NewCrashFS(), newClock()
-	fs.MkdirAll("/data/tx-0", 0o755)
 	files := map[string][]byte{"00000000000000000000.log": seg}
 	if txnIndex != nil {
 		files["00000000000000000000.txnindex"] = txnIndex
 	}
-	for name, b := range files {
-		w, _ := fs.Create("/data/tx-0/" + name)
-		w.Write(b)
-		w.Close()
-	}
-	return fs, c
+	return writePartition("tx-0", files)
 }
 
 // openTxnStore opens the store of fs and returns its partition tx-0.

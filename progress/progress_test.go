@@ -6,23 +6,17 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/partfs/partfs/internal/testutil"
 )
 
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
 func TestLineRateAndETA(t *testing.T) {
-	c := &fakeClock{t: time.Unix(1000, 0)}
+	c := testutil.NewClock(time.Unix(1000, 0))
 	off := false
 	var out bytes.Buffer
-	r := Start(&out, "check", 100<<20, Options{Now: c.now, Terminal: &off, Interval: time.Hour})
+	r := Start(&out, "check", 100<<20, Options{Now: c.Now, Terminal: &off, Interval: time.Hour})
 	r.Add(25 << 20)
-	c.add(time.Second)
+	c.Add(time.Second)
 	if got, want := r.Line(), "check: 25.0 MiB of 100.0 MiB (25%), 25.0 MiB/s, ETA 3s"; got != want {
 		t.Fatalf("line = %q, want %q", got, want)
 	}

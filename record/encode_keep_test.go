@@ -103,7 +103,7 @@ func decodeOne(t *testing.T, raw []byte) []Record {
 	}
 	var out []Record
 	var d Decoder
-	if err := d.Records(s.Batch(), func(r *Record) bool { out = append(out, cloneRecord(r)); return true }); err != nil {
+	if err := d.Records(s.Batch(), func(r *Record) bool { out = append(out, r.Clone()); return true }); err != nil {
 		t.Fatal(err)
 	}
 	return out

@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/partfs/partfs/internal/testfixtures"
 )
 
 // TestEncodeMatchesBrokerBytes re-encodes real broker batches from their
 // records and compares byte for byte (header, varints, CRC-32C).
 func TestEncodeMatchesBrokerBytes(t *testing.T) {
-	dir := fixtureDir(t)
+	dir := testfixtures.Dir(t)
 	for _, name := range []string{"kafka-python/record_batch_data_v2_0.bin", "kafka-python/record_batch_data_v2_1.bin"} {
 		want, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -24,7 +26,7 @@ func TestEncodeMatchesBrokerBytes(t *testing.T) {
 		var recs []Record
 		var d Decoder
 		b := &Batch{Header: h, Raw: want}
-		if err := d.Records(b, func(r *Record) bool { recs = append(recs, cloneRecord(r)); return true }); err != nil {
+		if err := d.Records(b, func(r *Record) bool { recs = append(recs, r.Clone()); return true }); err != nil {
 			t.Fatal(err)
 		}
 		var e Encoder

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,12 +10,9 @@ import (
 	"github.com/partfs/partfs/internal/testfixtures"
 )
 
-// fixtureDir holds real Kafka record sets.
-func fixtureDir(t testing.TB) string { return testfixtures.Dir(t) }
-
 // fixtureFiles lists every .bin fixture (relative names).
 func fixtureFiles(t testing.TB) (string, []string) {
-	dir := fixtureDir(t)
+	dir := testfixtures.Dir(t)
 	var out []string
 	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
 		if err == nil && strings.HasSuffix(p, ".bin") {
@@ -65,66 +60,56 @@ func TestFixturesMatchExpected(t *testing.T) {
 			if err != nil && !(errors.Is(err, ErrTruncated) && strings.Contains(rel, "index_out_of_range")) {
 				t.Fatalf("decode: %v", err)
 			}
-			kept, dropped := franzView(t, got)
-			compareJSONL(t, kept, splitLines(string(want)))
-			compareJSONL(t, dropped, backwardsRecords[rel])
+			kept, dropped := testfixtures.FranzView(t, got)
+			testfixtures.CompareJSONL(t, kept, testfixtures.Lines(string(want)))
+			testfixtures.CompareJSONL(t, dropped, testfixtures.Backwards[rel])
 		})
 	}
 }
 
-// backwardsRecords are records a log reader returns but franz-go (which made
-// the expected files) skips, because their batch's offsets go backwards.
-var backwardsRecords = map[string][]string{
-	"kafka-python/record_batch_data_v2_2and3.bin": {`{"offset":0,"timestamp":1535546684353,"key":null,"value":"hdr","headers":[["hkey","hval"]]}`},
-	"kafka-python/record_batch_data_v2_all.bin":   {`{"offset":0,"timestamp":1535546684353,"key":null,"value":"hdr","headers":[["hkey","hval"]]}`},
-}
-
-// franzView splits our records into those franz-go's consumer returns and
-// those it skips (offsets below one already returned).
-func franzView(t *testing.T, lines []string) (kept, dropped []string) {
-	next := int64(-1)
-	for _, l := range lines {
-		var r struct{ Offset int64 }
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("our JSON %q: %v", l, err)
-		}
-		if r.Offset < next {
-			dropped = append(dropped, l)
-			continue
-		}
-		kept, next = append(kept, l), r.Offset+1
+// TestFixturesNegative: partial tails stop with ErrTruncated at the tail's
+// position (after the valid records); an invalid CRC and a mislabelled
+// zstd batch fail with a CorruptionError naming file and position.
+func TestFixturesNegative(t *testing.T) {
+	dir := testfixtures.Dir(t)
+	cases := []struct {
+		file      string
+		records   int
+		truncated bool
+		pos       int64
+		reason    string
+	}{
+		{"kafkajs/fetch_v2_response_index_out_of_range.p1.records.bin", 3, true, 129, "only 9 bytes left"},
+		{"kafkajs/fetch_v2_response_partial_messages_many_partitions.p0.records.bin", 0, true, 0, "runs past the end"},
+		{"kafkajs/fetch_v2_response_partial_messages_many_partitions.p3.records.bin", 0, true, 0, "runs past the end"},
+		{"kafkajs/fetch_v2_response_partial_messages_many_partitions.p6.records.bin", 0, true, 0, "runs past the end"},
+		{"kafkajs/fetch_v2_response_partial_messages_many_partitions.p9.records.bin", 0, true, 0, "runs past the end"},
+		{"kafka-rust/fetch2.mytopic.nocompression.invalid_crc.kafka.0900.records.bin", 0, false, 0, "CRC mismatch: stored 58585858"},
+		{"kafkajs/v0_recordbatch_zstd.bin", 0, false, 0, "record 0 of 1: key length 44"},
 	}
-	return kept, dropped
-}
-
-func splitLines(s string) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// compareJSONL compares records as parsed JSON values, line by line.
-func compareJSONL(t *testing.T, got, want []string) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("got %d records, want %d", len(got), len(want))
-	}
-	for i := 0; i < min(len(got), len(want)); i++ {
-		var g, w any
-		if err := json.Unmarshal([]byte(got[i]), &g); err != nil {
-			t.Fatalf("record %d: our JSON %q: %v", i, got[i], err)
-		}
-		if err := json.Unmarshal([]byte(want[i]), &w); err != nil {
-			t.Fatalf("record %d: expected JSON %q: %v", i, want[i], err)
-		}
-		gb, _ := json.Marshal(g)
-		wb, _ := json.Marshal(w)
-		if !bytes.Equal(gb, wb) {
-			t.Fatalf("record %d:\n got  %s\n want %s", i, gb, wb)
-		}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines, err := decodeAll(data, c.file)
+			if len(lines) != c.records {
+				t.Errorf("got %d records before the error, want %d", len(lines), c.records)
+			}
+			var ce *CorruptionError
+			if !errors.As(err, &ce) || !errors.Is(err, ErrCorruption) {
+				t.Fatalf("err = %v, want a CorruptionError", err)
+			}
+			if got := errors.Is(err, ErrTruncated); got != c.truncated {
+				t.Errorf("errors.Is(err, ErrTruncated) = %v, want %v", got, c.truncated)
+			}
+			if ce.Pos != c.pos || ce.File != c.file || !strings.Contains(ce.Reason, c.reason) {
+				t.Errorf("error %q: want position %d and reason containing %q", err, c.pos, c.reason)
+			}
+			if !strings.Contains(err.Error(), c.file) {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
 	}
 }

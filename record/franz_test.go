@@ -143,7 +143,7 @@ func TestFranzCompressedDecodedByUs(t *testing.T) {
 			var got []Record
 			s, d := NewBytesScanner(raw, "franz"), Decoder{}
 			for s.Next() {
-				if err := d.Records(s.Batch(), func(r *Record) bool { got = append(got, cloneRecord(r)); return true }); err != nil {
+				if err := d.Records(s.Batch(), func(r *Record) bool { got = append(got, r.Clone()); return true }); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -159,14 +159,6 @@ func TestFranzCompressedDecodedByUs(t *testing.T) {
 			}
 		})
 	}
-}
-
-func cloneRecord(r *Record) Record {
-	c := Record{Offset: r.Offset, Timestamp: r.Timestamp, Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value)}
-	for _, h := range r.Headers {
-		c.Headers = append(c.Headers, Header{Key: h.Key, Value: bytes.Clone(h.Value)})
-	}
-	return c
 }
 
 // TestLogAppendTimeByFranz: franz-go reads every record of our

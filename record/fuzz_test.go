@@ -34,7 +34,7 @@ func fuzzDecode(data []byte) ([]Record, error) {
 	d := Decoder{MaxDecompressed: 1 << 20}
 	var out []Record
 	for s.Next() {
-		if err := d.Records(s.Batch(), func(r *Record) bool { out = append(out, cloneRecord(r)); return true }); err != nil {
+		if err := d.Records(s.Batch(), func(r *Record) bool { out = append(out, r.Clone()); return true }); err != nil {
 			return out, err
 		}
 	}
@@ -137,13 +137,13 @@ func FuzzRecordParsers(f *testing.F) {
 		h := BatchHeader{BaseOffset: 10, BaseTimestamp: 1000}
 		var d Decoder
 		rest, ok := d.fastRecord(data, &h)
-		fast := cloneRecord(&d.rec)
+		fast := d.rec.Clone()
 		rest2, reason := d.parseRecord(data, &h)
 		if ok != (reason == "") || ok && len(rest) != len(rest2) {
 			t.Fatalf("fast ok=%v rest %d, slow reason %q rest %d", ok, len(rest), reason, len(rest2))
 		}
 		if ok {
-			if msg := sameRecord(cloneRecord(&d.rec), fast); msg != "" {
+			if msg := sameRecord(d.rec.Clone(), fast); msg != "" {
 				t.Fatal(msg)
 			}
 		}
@@ -163,7 +163,7 @@ func FuzzSimpleRecords(f *testing.F) {
 		h := BatchHeader{BaseOffset: 10, BaseTimestamp: 1000, Attributes: int16(len(data) & attrLogAppendTime), MaxTimestamp: 7}
 		var d, ref Decoder
 		var got []Record
-		n, used, _ := d.simpleRecords(data, &h, 64, math.MinInt64, math.MaxInt64, func(r *Record) bool { got = append(got, cloneRecord(r)); return true })
+		n, used, _ := d.simpleRecords(data, &h, 64, math.MinInt64, math.MaxInt64, func(r *Record) bool { got = append(got, r.Clone()); return true })
 		if int(n) != len(got) || used > len(data) {
 			t.Fatalf("n %d, %d records, used %d of %d", n, len(got), used, len(data))
 		}

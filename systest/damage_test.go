@@ -119,7 +119,17 @@ func damageCases(dir string) []damageCase {
 			}
 		}
 	}
-	return []damageCase{
+	// indexCases are the damages of one index kind: the file of segment
+	// seg garbled or missing, segment 0's cut by partial bytes.
+	indexCases := func(suffix string, seg int64, partial int) []damageCase {
+		f, first := tSeg(dir, seg, suffix), tSeg(dir, 0, suffix)
+		return []damageCase{
+			{name: "garbled " + suffix, damage: fill(f, 0x7f), checkCode: 1, checkSays: []string{f}, wantEnd: tEnd},
+			{name: "truncated " + suffix + " (partial entry)", damage: cut(first, partial), checkCode: 1, checkSays: []string{first}, wantEnd: tEnd},
+			{name: "missing " + suffix, damage: remove(f), checkCode: -1, checkSays: []string{f}, wantEnd: tEnd},
+		}
+	}
+	cases := []damageCase{
 		{name: "bit flip in a batch header (lastOffsetDelta)", damage: flipAt(seg33, 2*tBatch+23),
 			checkCode: 1, checkSays: []string{seg33, pos(2 * tBatch)}, wantEnd: 35},
 		{name: "bit flip in a record value", damage: flipAt(seg33, 5*tBatch-10),
@@ -141,18 +151,10 @@ func damageCases(dir string) []damageCase {
 		{name: "zeroed last batch", damage: func(t *testing.T, d string) {
 			editFile(t, seg33, func(b []byte) []byte { clear(b[6*tBatch:]); return b })
 		}, checkCode: 1, checkSays: []string{seg33, pos(6 * tBatch)}, wantEnd: 39},
-		{name: "garbled .index", damage: fill(tSeg(dir, 11, ".index"), 0x7f),
-			checkCode: 1, checkSays: []string{tSeg(dir, 11, ".index")}, wantEnd: tEnd},
-		{name: "truncated .index (partial entry)", damage: cut(tSeg(dir, 0, ".index"), 3),
-			checkCode: 1, checkSays: []string{tSeg(dir, 0, ".index")}, wantEnd: tEnd},
-		{name: "missing .index", damage: remove(tSeg(dir, 11, ".index")),
-			checkCode: -1, checkSays: []string{tSeg(dir, 11, ".index")}, wantEnd: tEnd},
-		{name: "garbled .timeindex", damage: fill(tSeg(dir, 22, ".timeindex"), 0x7f),
-			checkCode: 1, checkSays: []string{tSeg(dir, 22, ".timeindex")}, wantEnd: tEnd},
-		{name: "truncated .timeindex (partial entry)", damage: cut(tSeg(dir, 0, ".timeindex"), 5),
-			checkCode: 1, checkSays: []string{tSeg(dir, 0, ".timeindex")}, wantEnd: tEnd},
-		{name: "missing .timeindex", damage: remove(tSeg(dir, 22, ".timeindex")),
-			checkCode: -1, checkSays: []string{tSeg(dir, 22, ".timeindex")}, wantEnd: tEnd},
+	}
+	cases = append(cases, indexCases(".index", 11, 3)...)
+	cases = append(cases, indexCases(".timeindex", 22, 5)...)
+	return append(cases, []damageCase{
 		{name: "recovery-point checkpoint with a bad count", damage: setRP("0\n5\nt 0 40\nz 0 200\n"),
 			checkCode: 1, checkSays: []string{rp}, wantEnd: tEnd},
 		{name: "recovery-point checkpoint with a bad number", damage: setRP("0\n2\nt 0 4x0\nz 0 200\n"),
@@ -186,7 +188,7 @@ func damageCases(dir string) []damageCase {
 			})
 			remove(rp)(t, d)
 		}, checkCode: 1, checkSays: []string{seg22, pos(0)}, wantEnd: 22},
-	}
+	}...)
 }
 
 // flipZ flips a byte inside the compressed payload of batch i of z's last

@@ -38,11 +38,7 @@ func TestDiskFullMount(t *testing.T) {
 		acked = append(acked, lines...)
 		return nil
 	}
-	var err error
-	for i := 0; i < 10000 && err == nil; i++ {
-		err = write("fill-")
-	}
-	if !errors.Is(err, syscall.ENOSPC) {
+	if err := writeUntilFull(write, "fill-"); !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("filling the disk through the mount: %v, want ENOSPC", err)
 	}
 	t.Logf("ENOSPC after %d lines", len(acked))

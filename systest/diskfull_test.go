@@ -42,6 +42,17 @@ func randomValue(n int, tag string) []byte {
 	return b
 }
 
+// writeUntilFull calls write with tag until it fails, at most 10,000
+// times, and returns its error.
+func writeUntilFull(write func(tag string) error, tag string) error {
+	for i := 0; i < 10000; i++ {
+		if err := write(tag); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // TestDiskFullLogstore: appends on a full tmpfs fail with ErrNoSpace, leave
 // no partial batch, and work again once space is freed; everything
 // acknowledged is there after a reopen.
@@ -78,10 +89,7 @@ func TestDiskFullLogstore(t *testing.T) {
 		}
 		return nil
 	}
-	var fullErr error
-	for i := 0; i < 10000 && fullErr == nil; i++ {
-		fullErr = appendN("fill")
-	}
+	fullErr := writeUntilFull(appendN, "fill")
 	if !errors.Is(fullErr, partlog.ErrNoSpace) {
 		t.Fatalf("filling the disk: %v, want ErrNoSpace", fullErr)
 	}

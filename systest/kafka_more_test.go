@@ -62,7 +62,8 @@ func TestKafkaTimeMatchesKcat(t *testing.T) {
 // TestKafkaPositions: a partition of several windows read through the
 // mount: cat, tail -c, dd skip= reach the same bytes; st_size and the
 // bytes at a position hold across a remount with the same cache
-// directory; tail -f shows what kcat produces.
+// directory; tail -f on log, log.jsonl, @offset/N and @time/latest shows
+// what kcat produces.
 func TestKafkaPositions(t *testing.T) {
 	testutil.Kcat(t)
 	_, addr := kafkaCluster(t)
@@ -115,28 +116,47 @@ func TestKafkaPositions(t *testing.T) {
 	if st, err := os.Stat(d.path("t", "0", "log")); err != nil || st.Size() != size.Size() {
 		t.Fatalf("st_size %d after DeleteRecords, %d before (%v)", st.Size(), size.Size(), err)
 	}
-	// tail -f follows what another client produces
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := exec.Command("sh", "-c", "exec tail -n 0 -f t/0/log > "+out)
-	cmd.Dir = d.mnt
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	// tail -f on each view follows what another client produces
+	end := strings.TrimSpace(d.sh("sed -n 's/^log_end_offset: //p' t/0/stat"))
+	views := map[string]string{
+		"log":                "followed\n",
+		"log.jsonl":          `"value":"followed"`,
+		"@offset/" + end:     "followed\n",
+		"@time/latest.jsonl": `"value":"followed"`,
+	}
+	outs := map[string]string{}
+	var cmds []*exec.Cmd
+	for view := range views {
+		out, from := filepath.Join(t.TempDir(), "out"), "+1" // a window starts empty
+		if !strings.HasPrefix(view, "@") {
+			from = "0"
+		}
+		cmd := exec.Command("sh", "-c", "exec tail -n "+from+" -s 0.2 -f t/0/"+view+" > "+out)
+		cmd.Dir = d.mnt
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		outs[view], cmds = out, append(cmds, cmd)
 	}
 	time.Sleep(500 * time.Millisecond)
 	kcat(t, addr, "followed\n", "-P", "-t", "t", "-p", "0")
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := os.ReadFile(out)
-		if string(b) == "followed\n" {
-			break
+	for view, want := range views {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			b, _ := os.ReadFile(outs[view])
+			if strings.Contains(string(b), want) && strings.Count(string(b), "\n") == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("tail -f %s shows %q 5 s after kcat produced", view, b)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tail -f shows %q 5 s after kcat produced", b)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
+	for _, cmd := range cmds {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
 	d.stop()
 }
 

@@ -5,8 +5,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/kafkalog"
 )
 
@@ -140,6 +143,85 @@ func TestKafkaRewriteReRendersWindow(t *testing.T) {
 	now := checkWindows(t, d, addr, "after compaction while mounted")
 	if len(now[2]) >= len(after[2]) || now[0] != after[0] {
 		t.Fatalf("window 2 renders %d bytes, %d before compaction; window 0 changed: %v", len(now[2]), len(after[2]), now[0] != after[0])
+	}
+	d.stop()
+}
+
+// TestKafkaStopDuringWrites: SIGTERM while a writer appends 100 lines
+// per write() and keeps the file open: the daemon detaches, serves the
+// open file a few seconds more, then aborts the connection (the writer
+// gets an error), finishes the write in flight and exits 0; the cluster
+// holds every acknowledged write, whole, and at most the one whose answer
+// the abort cut off.
+func TestKafkaStopDuringWrites(t *testing.T) {
+	testutil.Kcat(t)
+	_, addr := kafkaCluster(t)
+	d := kafkaMount(t, addr, "")
+	d.sh("mkdir t")
+	f, err := os.OpenFile(d.path("t", "0", "log"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const perWrite = 100
+	chunk := []byte(strings.Repeat(strings.Repeat("w", 99)+"\n", perWrite))
+	acked := 0
+	for ; acked < 20; acked++ {
+		if _, err := f.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan int)
+	go func() {
+		n := 0
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); n++ {
+			if _, err := f.Write(chunk); err != nil {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		done <- n
+	}()
+	start := time.Now()
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	acked += <-done
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("writes went on %v after SIGTERM", took)
+	}
+	<-d.done
+	if d.exitErr != nil {
+		t.Fatalf("exit after SIGTERM during writes: %v\n%s", d.exitErr, tail(d.log.String(), 2000))
+	}
+	detach(t, d.mnt)
+	lines := strings.Count(kcat(t, addr, "", "-C", "-t", "t", "-p", "0", "-e", "-q"), "\n")
+	if lines%perWrite != 0 || lines < acked*perWrite || lines > (acked+1)*perWrite {
+		t.Fatalf("the cluster holds %d lines after %d acknowledged writes of %d", lines, acked, perWrite)
+	}
+	t.Logf("%d writes acknowledged, %d lines in the cluster", acked, lines)
+}
+
+// TestKafkaReadCommitted: through the mount a partition with an aborted
+// and a committed transaction reads as a read_committed consumer (kcat
+// with isolation.level=read_committed) sees it: no markers, no aborted
+// records, offsets with their gaps, in log, log.jsonl, @offset/N and stat.
+// The topic is created by another client after the mount listed the
+// topics: a lookup that misses asks the cluster.
+func TestKafkaReadCommitted(t *testing.T) {
+	c, addr, d := kcatMount(t)
+	testutil.KafkaTxnLayout(t, c)
+	want := kcat(t, addr, "", "-X", "isolation.level=read_committed", "-C", "-t", "txn", "-p", "0", "-e", "-q", "-f", "%o %s\n")
+	if want != "0 v0\n1 v1\n5 v5\n6 v6\n8 v8\n" {
+		t.Fatalf("kcat read_committed reads %q", want)
+	}
+	var got strings.Builder
+	for _, r := range parseJSONL(t, d.sh("cat txn/0/log.jsonl")) {
+		fmt.Fprintf(&got, "%d %s\n", r.Offset, *r.Value)
+	}
+	if got.String() != want {
+		t.Errorf("log.jsonl reads %q, kcat %q", got.String(), want)
+	}
+	if out := d.sh("cat txn/0/log; head -1 txn/0/@offset/2; grep '^records:' txn/0/stat"); out != "v0\nv1\nv5\nv6\nv8\nv5\nrecords: 5\n" {
+		t.Errorf("log, @offset/2 and stat read %q", out)
 	}
 	d.stop()
 }

@@ -2,7 +2,7 @@ package vfs
 
 import (
 	"strings"
-	"sync"
+	"sync/atomic"
 )
 
 // NthInjector fails the Nth operation of one kind (counting from 1; Op
@@ -17,9 +17,8 @@ type NthInjector struct {
 	Persist bool   // keep failing after the Nth operation
 	Filter  string // count only names containing Filter ("" = all)
 
-	mu    sync.Mutex
-	count int
-	fired int
+	count atomic.Int64
+	fired atomic.Int64
 }
 
 // FailNth returns an injector failing the nth operation of kind op with err.
@@ -32,29 +31,18 @@ func (j *NthInjector) MaybeFail(op Op, name string) (bool, error) {
 	if (j.Op != OpAny && op != j.Op) || (j.Filter != "" && !strings.Contains(name, j.Filter)) {
 		return false, nil
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.count++
-	if j.count == j.N || (j.Persist && j.count > j.N) {
-		j.fired++
+	if n := int(j.count.Add(1)); n == j.N || (j.Persist && n > j.N) {
+		j.fired.Add(1)
 		return j.Short, j.Err
 	}
 	return false, nil
 }
 
 // Count returns how many operations of the kind were seen.
-func (j *NthInjector) Count() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.count
-}
+func (j *NthInjector) Count() int { return int(j.count.Load()) }
 
 // Fired returns how many operations were failed.
-func (j *NthInjector) Fired() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.fired
-}
+func (j *NthInjector) Fired() int { return int(j.fired.Load()) }
 
 // InjectorFunc adapts a function to Injector.
 type InjectorFunc func(op Op, name string) (short bool, err error)

@@ -73,6 +73,10 @@ func (n *file) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOu
 		return gofs.ToErrno(err)
 	}
 	out.Mode, out.Size = syscall.S_IFREG|0o644, uint64(st.Size())
+	// partfs's st_blksize for log: cat then moves 1 MiB per read and
+	// write, one FUSE request each, on both mounts (with go-fuse's 4 KiB,
+	// 128 KiB)
+	out.Blksize = 1 << 20
 	return 0
 }
 
@@ -97,11 +101,12 @@ func main() {
 	// The FUSE options of partfs's mount (fs.FS.Mount): the same request
 	// size asked for (8 MiB, which go-fuse lowers to what the kernel
 	// allows, max_pages_limit pages: 1 MiB by default), read-ahead and
-	// capabilities.
+	// capabilities. Replies are written from memory, as partfs's are (a
+	// 1 MiB reply does not fit go-fuse's splice pipe).
 	opts := &gofs.Options{AttrTimeout: &zero, MountOptions: fuse.MountOptions{
 		Options: []string{"default_permissions"}, DisableXAttrs: true, DirectMountStrict: true,
 		MaxWrite: 8 << 20, MaxReadAhead: 1 << 20, ExplicitDataCacheControl: true,
-		DisabledCapabilities: fuse.CAP_ASYNC_READ, Name: "baseline"}}
+		DisabledCapabilities: fuse.CAP_ASYNC_READ, DisableSplice: true, Name: "baseline"}}
 	if *entry >= 0 {
 		opts.EntryTimeout = entry
 	}

@@ -181,16 +181,15 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		return fmt.Errorf("mount on %s: %w", mf.mountpoint, err)
 	}
 	lg.WithFields(logrus.Fields{"datadir": fsName, "mountpoint": mf.mountpoint, "read_only": mf.readOnly}).Info("mounted")
+	conn, served := fuseConn(mf.mountpoint), make(chan struct{})
 	go func() {
 		for sig := range stop {
 			lg.WithField("signal", sig.String()).Info("unmounting")
-			if err := srv.Unmount(); err != nil {
-				lg.WithError(err).Warn("unmount busy; detaching lazily")
-				_ = syscall.Unmount(mf.mountpoint, syscall.MNT_DETACH)
-			}
+			stopServing(srv, mf.mountpoint, conn, served, lg)
 		}
 	}()
 	srv.Wait()
+	close(served)
 	lg.Info("unmounted; closing the store")
 	stopCleaner()
 	ferr := fsys.Close()

@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -19,7 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Kafka starts franz-go's in-process cluster (kfake) on loopback ports for
@@ -109,4 +112,47 @@ func newCert(t testing.TB, parent *x509.Certificate, parentKey *ecdsa.PrivateKey
 		t.Fatal(err)
 	}
 	return c, key
+}
+
+// KafkaTxnLayout produces partlogtest.TxnLayout into txn-0 of c with
+// franz-go's own producers: values v0 v1 plainly, v2 v3 in an aborted
+// transaction, v5 v6 in a committed one (each transaction ends with a
+// marker), then v8.
+func KafkaTxnLayout(t testing.TB, c *kfake.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	base := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic("txn")}
+	plain, err := kgo.NewClient(base...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, err := kadm.NewClient(plain).CreateTopic(ctx, 1, 1, nil, "txn"); err != nil {
+		t.Fatal(err)
+	}
+	produce := func(cl *kgo.Client, offs ...int) {
+		for _, o := range offs {
+			if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(fmt.Sprint("v", o))}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	txn := func(id string, offs []int, commit kgo.TransactionEndTry) {
+		cl, err := kgo.NewClient(append(base, kgo.TransactionalID(id))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		produce(cl, offs...)
+		if err := cl.EndTransaction(ctx, commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	produce(plain, 0, 1)
+	txn("a", []int{2, 3}, kgo.TryAbort)
+	txn("b", []int{5, 6}, kgo.TryCommit)
+	produce(plain, 8)
 }

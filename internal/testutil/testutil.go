@@ -1,9 +1,11 @@
-// Package testutil holds the helpers the end-to-end tests share: a
-// goroutine-safe buffer, a logger whose lines can be asserted on, the FUSE
-// skip rule, the one in-process mount harness (Mount) and the shell
-// pipelines run against it, the one readiness rule for a `partfs mount`
-// daemon (WaitServing), errno extraction (Errno), and an in-process Kafka
-// cluster with the kcat client to drive it.
+// Package testutil holds the helpers the tests share: a goroutine-safe
+// buffer, a logger whose lines can be asserted on, the FUSE skip rule, the
+// one in-process mount harness (Mount) and the shell pipelines run against
+// it, the one readiness rule for a `partfs mount` daemon (WaitServing),
+// errno extraction (Errno), an in-process Kafka cluster with the kcat
+// client to drive it, file reads and writes that fail the test
+// (ReadFile, WriteFile), goroutines that repeat until stopped (Spin,
+// Every), and a clock that moves only when told (Clock).
 package testutil
 
 import (
