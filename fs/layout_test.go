@@ -2,6 +2,7 @@ package fs
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -134,5 +135,56 @@ func TestPeriodicSidecarSave(t *testing.T) {
 			t.Fatal("no sidecar saved while mounted")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// sharedSnapshots is a log that hands out its last snapshot again while
+// nothing changed, as partlog allows.
+type sharedSnapshots struct {
+	*memlog.Log
+	last []partlog.Segment
+}
+
+func (s *sharedSnapshots) Segments() ([]partlog.Segment, func()) {
+	segs, release := s.Log.Segments()
+	if !slices.Equal(segs, s.last) {
+		s.last = segs
+	}
+	return s.last, release
+}
+
+// TestSyncOfTheSameSnapshot: a sync that meets the snapshot it reconciled
+// last leaves the bookkeeping as it is; one that meets another snapshot
+// merges it by base, keeping each segment's bookkeeping, with positions
+// that are those of a layout built afresh.
+func TestSyncOfTheSameSnapshot(t *testing.T) {
+	l := &sharedSnapshots{Log: filledLog(t, 300)}
+	ly := newLayout(l, logrus.NewEntry(logrus.New()))
+	syncLayout(t, ly)
+	segs := ly.segs
+	if len(segs) < 3 {
+		t.Fatalf("%d segments, want several", len(segs))
+	}
+	syncLayout(t, ly)
+	if &ly.segs[0] != &segs[0] {
+		t.Error("a sync of the same snapshot rebuilt the bookkeeping")
+	}
+	if _, err := l.Append([]record.Record{{Value: []byte("more")}}); err != nil {
+		t.Fatal(err)
+	}
+	syncLayout(t, ly)
+	if &ly.segs[0] == &segs[0] {
+		t.Error("a sync of a new snapshot kept the old bookkeeping")
+	}
+	for i, s := range segs {
+		if ly.segs[i] != s {
+			t.Errorf("segment %d: bookkeeping %p replaced by %p", s.base, s, ly.segs[i])
+		}
+	}
+	fresh := newLayout(l.Log, logrus.NewEntry(logrus.New()))
+	for _, k := range []kind{plainKind, jsonKind} {
+		if a, b := endOf(t, ly, k), endOf(t, fresh, k); a != b {
+			t.Errorf("%s: end %d, built afresh %d", k, a, b)
+		}
 	}
 }

@@ -58,8 +58,8 @@ func (c *core) entry(i int, at func(b []byte)) error {
 	return nil
 }
 
-// truncateAt removes the entries whose offset, key(i) and nondecreasing,
-// is >= offset.
+// truncateAt removes the entries whose offset (key(i), nondecreasing in
+// i) is >= offset.
 func (c *core) truncateAt(offset int64, key func(int) int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

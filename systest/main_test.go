@@ -38,8 +38,8 @@ func runMain(m *testing.M) int {
 // long reports PARTFS_SYSTEST_LONG.
 func long() bool { return os.Getenv("PARTFS_SYSTEST_LONG") != "" }
 
-// testSize is a test's size: the environment's name if set, else long
-// under PARTFS_SYSTEST_LONG, else normal.
+// testSize is a test's size: the environment variable name if set, else
+// long under PARTFS_SYSTEST_LONG, else normal.
 func testSize(t testing.TB, name string, normal, long int) int {
 	if os.Getenv("PARTFS_SYSTEST_LONG") != "" {
 		normal = long

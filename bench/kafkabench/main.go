@@ -61,10 +61,10 @@ func main() {
 	}
 	throughput(addr, mnt, in, size)
 	lookupLatency(mnt, "kc1", "log read")
-	tailLatency(addr, mnt, "kc1")
 	d.Stop()
 	d = mount(mnt, addr, filepath.Join(dir, "cache2"))
 	lookupLatency(mnt, "kc1", "fresh mount")
+	tailLatency(addr, mnt, "kc1")
 	d.Stop()
 	rss(addr, dir)
 }
