@@ -68,7 +68,7 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 			pr.mark()
 		}
 		if rd.rest >= 0 {
-			l.s.rest.put(l, seg.Next, p, rd.rest, broker)
+			l.s.rest.put(l, rd.restAt, rd.restLast, p, rd.rest, rd.restTxns, broker)
 		}
 		lo, hi = from, at
 		if err != nil || done || at <= from {
@@ -81,8 +81,8 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 }
 
 // answer returns the partition's answer to a fetch at offset from of size
-// bytes: the rest of an earlier answer that reached past its window into
-// this one (restCache), or a fetch.
+// bytes: the rest of an earlier answer that an earlier Read did not pass
+// (restCache), or a fetch.
 func (l *Log) answer(from int64, size int32) (p *kmsg.FetchResponseTopicPartition, broker string, err error) {
 	if p, broker, ok := l.s.rest.take(l, from); ok {
 		return p, broker, nil
@@ -189,9 +189,29 @@ type reader struct {
 	file    string
 	aborted map[int64]bool // producers inside an aborted transaction
 	pr      *printer       // prints the batches of this answer, if set
-	// rest is where the batches of the answer that reach past the window
-	// begin, when the window ended inside the answer; else -1
-	rest int
+	// rest is where the batch holding the first record the Read did not
+	// pass begins in the answer (the window ended, or fn stopped, inside
+	// the answer), else -1; restAt is the offset the Read had reached
+	// before that batch, restLast the batch's last offset, restTxns the
+	// aborted transactions a fetch from there would be answered with
+	rest             int
+	restAt, restLast int64
+	restTxns         []kmsg.FetchResponseTopicPartitionAbortedTransaction
+}
+
+// keepRest notes that the answer's batches from b on were not passed:
+// at is where the Read had reached, txns the aborted transactions not yet
+// met. A fetch from at would begin with b and report the transactions
+// open at b (rd.aborted) and those after.
+func (rd *reader) keepRest(b *record.Batch, at int64, txns []kmsg.FetchResponseTopicPartitionAbortedTransaction) {
+	rd.rest, rd.restAt, rd.restLast = int(b.Pos), at, b.Header.LastOffset()
+	rd.restTxns = rd.restTxns[:0]
+	for pid := range rd.aborted {
+		t := kmsg.NewFetchResponseTopicPartitionAbortedTransaction()
+		t.ProducerID, t.FirstOffset = pid, b.Header.BaseOffset
+		rd.restTxns = append(rd.restTxns, t)
+	}
+	rd.restTxns = append(rd.restTxns, txns...)
 }
 
 // batches passes the wanted records of p's batches at or after offset
@@ -215,7 +235,7 @@ func (rd *reader) batches(p *kmsg.FetchResponseTopicPartition, from int64) (int6
 		}
 		switch {
 		case h.Magic >= 2 && h.BaseOffset >= rd.next:
-			rd.rest = int(b.Pos)
+			rd.keepRest(b, at, txns)
 			return at, true, nil
 		case h.IsControl():
 			delete(rd.aborted, h.ProducerID)
@@ -227,7 +247,7 @@ func (rd *reader) batches(p *kmsg.FetchResponseTopicPartition, from int64) (int6
 				case r.Offset < from:
 					return true
 				case r.Offset >= rd.next:
-					stop, rd.rest = true, int(b.Pos)
+					stop = true
 					return false
 				}
 				stop = !rd.fn(r)
@@ -237,6 +257,7 @@ func (rd *reader) batches(p *kmsg.FetchResponseTopicPartition, from int64) (int6
 				return at, true, fmt.Errorf("%w: %w", partlog.ErrCorrupt, err)
 			}
 			if stop {
+				rd.keepRest(b, at, txns)
 				return at, true, nil
 			}
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/partfs/partfs/internal/testutil"
@@ -355,6 +356,21 @@ func TestCompactionInsideWindow(t *testing.T) {
 	}
 }
 
+// topicT starts a cluster with topic t and returns its partition 0.
+func topicT(t *testing.T) (*kfake.Cluster, partlog.Log) {
+	t.Helper()
+	c := cluster(t)
+	s := open(t, c)
+	if err := s.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Partition("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, l
+}
+
 // segmentsOf returns a snapshot of l's windows.
 func segmentsOf(l partlog.Log) []partlog.Segment {
 	segs, release := l.Segments()
@@ -454,12 +470,7 @@ func TestCacheFiles(t *testing.T) {
 // through the windows in order: a window's Read starts with what the
 // previous one fetched past its end. Every record comes once, in order.
 func TestSequentialReadFetchesOnce(t *testing.T) {
-	c := cluster(t)
-	s := open(t, c)
-	if err := s.CreateTopic("t"); err != nil {
-		t.Fatal(err)
-	}
-	l, _ := s.Partition("t", 0)
+	c, l := topicT(t)
 	recs := make([]record.Record, 5000)
 	for i := range recs {
 		recs[i].Value = []byte(fmt.Sprintf("%06d %0110d", i, 0))
@@ -526,5 +537,54 @@ func TestTLSAndSASL(t *testing.T) {
 			s.Close()
 			t.Errorf("%s: Open succeeded", what)
 		}
+	}
+}
+
+// TestRestKeepsTransactions: one producer aborts a transaction and then
+// commits one whose batch holds a window's end (offset 4,096): the Read of
+// the next window starts with the batch the previous one fetched and not
+// passed, and must not take the aborted transaction met before it as
+// still open; read_committed, every committed record comes once.
+func TestRestKeepsTransactions(t *testing.T) {
+	c, l := topicT(t)
+	plain := make([]record.Record, WindowOffsets-6)
+	for i := range plain {
+		plain[i].Value = []byte(fmt.Sprint("p", i))
+	}
+	if _, err := l.Append(plain); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.DefaultProduceTopic("t"), kgo.TransactionalID("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	for _, tx := range []struct {
+		values []string
+		end    kgo.TransactionEndTry
+	}{{[]string{"a1", "a2", "a3"}, kgo.TryAbort}, {[]string{"c1", "c2", "c3", "c4", "c5", "c6"}, kgo.TryCommit}} {
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		var recs []*kgo.Record
+		for _, v := range tx.values {
+			recs = append(recs, &kgo.Record{Value: []byte(v)})
+		}
+		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.EndTransaction(ctx, tx.end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.(*Log).stale()
+	var got []string
+	for _, r := range readAll(t, l) {
+		got = append(got, string(r.Value))
+	}
+	if n := len(got); n != len(plain)+6 || strings.Join(got[n-7:], " ") != fmt.Sprint("p", len(plain)-1, " c1 c2 c3 c4 c5 c6") {
+		t.Fatalf("%d records, ending %q", n, got[max(n-8, 0):])
 	}
 }

@@ -11,11 +11,13 @@ import (
 )
 
 // A fetch answer holds whole batches, and a producer's batch often spans
-// two windows (1 MB of 120-byte records is 8,000 offsets): the Read of one
-// window then fetches the batches the next window's Read fetches again.
-// restCache keeps the part of an answer past the window it was fetched
-// for, and the next window's Read, which a sequential reader makes at
-// once, starts with it: at most restEntries answers, each for restMaxAge.
+// two windows (1 MB of 120-byte records is 8,000 offsets), or the offset
+// where one reader's range ends and another's begins: the Read of the
+// next window or range then fetched the batches the previous Read had
+// fetched and not passed. restCache keeps the part of an answer from the
+// batch holding the first record a Read did not pass, and the next Read
+// from there (a sequential reader makes it at once) starts with it: at
+// most restEntries answers, each for restMaxAge, each taken once.
 const (
 	restEntries = 4
 	restMaxAge  = time.Second
@@ -26,28 +28,31 @@ type restCache struct {
 	entries []restEntry // REQUIRES: mu held; oldest first
 }
 
+// restEntry is what a fetch at any offset in [lo, hi] answers with.
 type restEntry struct {
 	l      *Log
-	at     int64 // the offset a fetch for these batches is sent for
+	lo, hi int64
 	p      *kmsg.FetchResponseTopicPartition
 	broker string
 	t      time.Time
 }
 
-// put keeps the batches of p from byte pos on as the answer to a fetch at
-// offset at (where the window they were fetched for ends).
-func (c *restCache) put(l *Log, at int64, p *kmsg.FetchResponseTopicPartition, pos int, broker string) {
+// put keeps the batches of p from byte pos on, with the aborted
+// transactions txns, as the answer to a fetch at lo..hi (from where the
+// Read had reached to the last offset of the first batch kept).
+func (c *restCache) put(l *Log, lo, hi int64, p *kmsg.FetchResponseTopicPartition, pos int, txns []kmsg.FetchResponseTopicPartitionAbortedTransaction, broker string) {
 	rest := *p
 	rest.RecordBatches = p.RecordBatches[pos:]
-	if !wholeBatch(rest.RecordBatches) {
+	if !wholeBatch(rest.RecordBatches) || lo > hi {
 		return // a fetch answers with one whole batch at least; so must the rest
 	}
+	rest.AbortedTransactions = append([]kmsg.FetchResponseTopicPartitionAbortedTransaction(nil), txns...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.entries) == restEntries {
 		c.entries = append(c.entries[:0], c.entries[1:]...)
 	}
-	c.entries = append(c.entries, restEntry{l: l, at: at, p: &rest, broker: broker, t: time.Now()})
+	c.entries = append(c.entries, restEntry{l: l, lo: lo, hi: hi, p: &rest, broker: broker, t: time.Now()})
 }
 
 // wholeBatch reports whether b begins with a whole batch, by its length
@@ -65,7 +70,7 @@ func (c *restCache) take(l *Log, at int64) (*kmsg.FetchResponseTopicPartition, s
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range c.entries {
-		if e.l == l && e.at == at {
+		if e.l == l && e.lo <= at && at <= e.hi {
 			c.entries = append(c.entries[:i], c.entries[i+1:]...)
 			if time.Since(e.t) > restMaxAge {
 				return nil, "", false
