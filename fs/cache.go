@@ -155,8 +155,15 @@ func (c *viewCache) appended(ino *gofs.Inode, off int64) {
 
 // gapless reports whether the stream of n has no gap from position 0 on
 // (layout.gapless) and its first record is the log's first, so that every
-// open reads the same bytes at each position. An error counts as a gap.
+// open reads the same bytes at each position; only for a Log of local
+// files (partlog.SegmentFiler), whose snapshots show every change. An
+// error counts as a gap.
 func (n *viewNode) gapless() bool {
+	if _, ok := n.p.segmentFiler(); !ok {
+		// Not the backend's own files: records may change behind its
+		// snapshots (a cluster compacting), unseen until read again.
+		return false
+	}
 	ly := n.p.ly
 	err := ly.withSync(func() error {
 		if _, err := ly.end(n.k); err != nil {

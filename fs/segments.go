@@ -140,10 +140,30 @@ func (f *rawFile) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _ 
 	}
 	h := &rawHandle{f: sf, lg: lg, fsys: f.p.fsys}
 	if h.kf = f.p.fsys.pt.file(sf, lg); h.kf != nil {
+		if !f.same(h.kf) {
+			// The name holds another file since this inode was
+			// looked up (within the kernel's entry timeout): go-fuse
+			// would hand the kernel this inode's earlier file. ESTALE
+			// makes the kernel look the name up again and retry.
+			h.Release(ctx)
+			lg.Debug("open of a replaced segment file: ESTALE for a new lookup")
+			return nil, 0, syscall.ESTALE
+		}
 		// No FOPEN_DIRECT_IO: it would override passthrough.
 		return h, 0, 0
 	}
 	return h, fuse.FOPEN_DIRECT_IO, 0
+}
+
+// same reports whether kf is the file this inode was looked up for
+// (partlog.FileInfo.ID, the inode number; true when unknown).
+func (f *rawFile) same(kf *os.File) bool {
+	fi, err := kf.Stat()
+	if err != nil || f.id == 0 {
+		return true
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || st.Ino == f.id
 }
 
 // rawHandle reads an open Kafka file: the kernel reads kf itself where it

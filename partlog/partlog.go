@@ -250,7 +250,9 @@ type PartitionLister interface {
 
 // SegmentFiler is a Log whose partition is a directory of Kafka's own files
 // on local disk; fs/ shows them, read-only, under segments/. A Log without
-// it has no segments/ directory. Only Kafka's files of that partition are
+// it has no segments/ directory. Its records change only through it, so
+// every change shows in its snapshots (a new segment ID): fs/ lets the
+// kernel cache the rendered views of such a Log only. Only Kafka's files of that partition are
 // ever listed or opened (segment files by their 20-digit base name with
 // .log, .index, .timeindex, .txnindex or .snapshot, optionally followed by
 // .deleted, .cleaned or .swap; leader-epoch-checkpoint; partition.metadata),
