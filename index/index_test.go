@@ -126,18 +126,19 @@ func TestOffsetLookupMatchesLinearScan(t *testing.T) {
 			target := base - 5 + rng.Int63n(off-base+20)
 			gotOff, gotPos := ox.Lookup(target)
 			slot := modelLookup(keys, target)
-			wantOff, wantPos, wantNext := base, int32(0), int32(-1)
+			wantOff, wantPos, wantNext, wantNextOff := base, int32(0), int32(-1), int64(0)
 			if slot >= 0 {
 				wantOff, wantPos = keys[slot], poss[slot]
 				if slot+1 < n {
-					wantNext = poss[slot+1]
+					wantNext, wantNextOff = poss[slot+1], keys[slot+1]
 				}
 			}
 			if gotOff != wantOff || gotPos != wantPos {
 				t.Fatalf("n=%d lookup(%d) = (%d,%d), want (%d,%d)", n, target, gotOff, gotPos, wantOff, wantPos)
 			}
-			if o, p, next := ox.Span(target); o != wantOff || p != wantPos || next != wantNext {
-				t.Fatalf("n=%d Span(%d) = (%d,%d,%d), want (%d,%d,%d)", n, target, o, p, next, wantOff, wantPos, wantNext)
+			sp := ox.Span(target)
+			if sp.Offset != wantOff || sp.Pos != wantPos || sp.NextPos != wantNext || wantNext >= 0 && sp.NextOffset != wantNextOff {
+				t.Fatalf("n=%d Span(%d) = %+v, want (%d,%d,%d,%d)", n, target, sp, wantOff, wantPos, wantNextOff, wantNext)
 			}
 		}
 		if n > 0 && ox.LastOffset() != keys[n-1] {
@@ -165,12 +166,18 @@ func TestTimeLookupMatchesLinearScan(t *testing.T) {
 			target := 1_700_000_000_000 - 10 + rng.Int63n(ts-1_700_000_000_000+30)
 			gotTs, gotOff := tx.Lookup(target)
 			slot := modelLookup(tss, target)
-			wantTs, wantOff := int64(-1), int64(100)
+			wantTs, wantOff, wantNext := int64(-1), int64(100), int64(-1)
 			if slot >= 0 {
 				wantTs, wantOff = tss[slot], offs[slot]
+				if slot+1 < n {
+					wantNext = tss[slot+1]
+				}
 			}
 			if gotTs != wantTs || gotOff != wantOff {
 				t.Fatalf("n=%d lookup(%d) = (%d,%d), want (%d,%d)", n, target, gotTs, gotOff, wantTs, wantOff)
+			}
+			if ts, off, next := tx.Span(target); ts != wantTs || off != wantOff || next != wantNext {
+				t.Fatalf("n=%d Span(%d) = (%d,%d,%d), want (%d,%d,%d)", n, target, ts, off, next, wantTs, wantOff, wantNext)
 			}
 		}
 	}

@@ -71,23 +71,30 @@ func (x *OffsetIndex) key(i int) int64 {
 
 // Lookup returns the largest entry with offset <= target, or (base, 0).
 func (x *OffsetIndex) Lookup(target int64) (offset int64, pos int32) {
-	offset, pos, _ = x.Span(target)
-	return offset, pos
+	sp := x.Span(target)
+	return sp.Offset, sp.Pos
 }
 
-// Span is Lookup that also returns the position of the entry after the
-// one found (-1 when there is none): the batch holding target starts
-// before that position, or at it.
-func (x *OffsetIndex) Span(target int64) (offset int64, pos, next int32) {
-	offset, next = x.base, -1
+// OffsetSpan is an offset index entry and the one after it: the batch
+// holding a target past Offset starts after Pos, at NextPos or before
+// it. NextPos is -1 (NextOffset meaningless) when there is no next entry.
+type OffsetSpan struct {
+	Offset, NextOffset int64
+	Pos, NextPos       int32
+}
+
+// Span is Lookup with the entry after the one found.
+func (x *OffsetIndex) Span(target int64) OffsetSpan {
+	sp := OffsetSpan{Offset: x.base, NextPos: -1}
 	x.lookup(target, x.key, func(slot int) {
 		rel, p := DecodeOffsetEntry(x.entryAt(slot))
-		offset, pos = x.base+int64(rel), p
+		sp.Offset, sp.Pos = x.base+int64(rel), p
 		if slot+1 < x.entries {
-			_, next = DecodeOffsetEntry(x.entryAt(slot + 1))
+			rel, sp.NextPos = DecodeOffsetEntry(x.entryAt(slot + 1))
+			sp.NextOffset = x.base + int64(rel)
 		}
 	})
-	return offset, pos, next
+	return sp
 }
 
 // Entry returns entry i (0 <= i < Entries()).

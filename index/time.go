@@ -87,11 +87,21 @@ func (x *TimeIndex) offKey(i int) int64 {
 // Lookup returns the largest entry with timestamp <= target, or
 // (-1, base offset) if none.
 func (x *TimeIndex) Lookup(target int64) (timestamp, offset int64) {
-	timestamp, offset = -1, x.base
+	timestamp, offset, _ = x.Span(target)
+	return timestamp, offset
+}
+
+// Span is Lookup with the timestamp of the entry after the one found (-1
+// when there is none, or no entry was found).
+func (x *TimeIndex) Span(target int64) (timestamp, offset, nextTimestamp int64) {
+	timestamp, offset, nextTimestamp = -1, x.base, -1
 	x.lookup(target, x.tsKey, func(slot int) {
 		timestamp, offset = x.tsKey(slot), x.offKey(slot)
+		if slot+1 < x.entries {
+			nextTimestamp = x.tsKey(slot + 1)
+		}
 	})
-	return timestamp, offset
+	return timestamp, offset, nextTimestamp
 }
 
 // Entry returns entry i (0 <= i < Entries()).

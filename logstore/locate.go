@@ -13,19 +13,58 @@ import (
 // several small batches in one pread, little waste for large batches.
 const headerProbe = 4 << 10
 
-// maxSpanProbe bounds a locate's first read when it covers the span to the
-// next index entry (spanProbe).
+// maxSpanProbe bounds a lookup's first read when it covers the span to
+// the next index entry (spanProbe).
 const maxSpanProbe = 8 << 10
 
-// spanProbe is the first read of a locate from index position pos whose
-// next entry is at next: through the batch header there, when that is at
-// most maxSpanProbe bytes, so that one read holds every header the scan
-// needs; else headerProbe.
-func spanProbe(pos, next int64) int64 {
-	if n := next + record.BatchHeaderSize - pos; next > pos && n <= maxSpanProbe {
+// spanProbe is the first read of a lookup from index span sp whose
+// answer is estimated to end at guess (0: no estimate): from sp.pos
+// through the batch header at sp.next, or to guess when that comes
+// first, so that one read holds what the lookup parses; headerProbe when
+// that is more than maxSpanProbe bytes or there is no next entry.
+func spanProbe(sp indexSpan, guess int64) int64 {
+	if sp.next < 0 {
+		return headerProbe
+	}
+	end := sp.next + record.BatchHeaderSize
+	if guess > sp.pos {
+		end = min(end, guess)
+	}
+	if n := end - sp.pos; n <= maxSpanProbe {
 		return n
 	}
 	return headerProbe
+}
+
+// evenPos is where key k, between the keys k0 at position p0 and k1 at
+// p1 (k0 < k1), lies if the keys spread evenly over the bytes between.
+func evenPos(p0, p1, k0, k1, k int64) int64 {
+	return p0 + int64(float64(k-k0)/float64(k1-k0)*float64(p1-p0))
+}
+
+// offsetGuess estimates where the header of the batch holding offset ends,
+// from index span sp and the segment's batch size hint: the batch at
+// sp.pos holds sp.off, the offsets of the batches after it lie about one
+// batch past where they would if they spread evenly over [sp.pos,
+// sp.next). 0 without a hint.
+func (s *segment) offsetGuess(sp indexSpan, offset int64) int64 {
+	hint := s.batchHint.Load()
+	switch {
+	case sp.next < 0 || offset > sp.nextOff:
+		return 0
+	case offset <= sp.off:
+		return sp.pos + record.BatchHeaderSize
+	case hint <= 0:
+		return 0
+	}
+	return evenPos(sp.pos, sp.next, sp.off, sp.nextOff, offset) + hint + record.BatchHeaderSize
+}
+
+// hintBatch records the size of a batch a lookup found.
+func (s *segment) hintBatch(h *record.BatchHeader) {
+	if n := h.Size(); s.batchHint.Load() != n {
+		s.batchHint.Store(n)
+	}
 }
 
 // fileWindow holds the bytes [pos, pos+n) of a segment file for a
@@ -144,9 +183,12 @@ func (l *Log) locateIn(s *segment, seg partlog.Segment, offset int64) (int64, re
 	holds := func(_ *fileWindow, _ int64, h record.BatchHeader) (bool, error) { return h.LastOffset() >= offset, nil }
 	w := getWindow()
 	defer putWindow(w)
-	pos, next := s.spanFor(offset, seg.Size)
-	w.probe = spanProbe(pos, next)
-	p, h, err := s.findBatch(w, pos, seg.Size, offset, holds)
+	sp := s.spanFor(offset, seg.Size)
+	w.probe = spanProbe(sp, s.offsetGuess(sp, offset))
+	p, h, err := s.findBatch(w, sp.pos, seg.Size, offset, holds)
+	if err == nil {
+		s.hintBatch(&h)
+	}
 	if err == errIndexMismatch {
 		l.scheduleRebuild(s)
 		p, h, err = s.findBatch(w, 0, seg.Size, offset, holds)

@@ -223,3 +223,58 @@ func TestLocatedReadsReportCorruption(t *testing.T) {
 	// the checking scan that takes over reports the first bad batch on its way
 	located("Read at a garbage size", l.Read(segs[0], 250, func(*record.Record) bool { return true }), size)
 }
+
+// A lookup's first read reaches as far as the segment's batch size hint
+// suggests; whatever the hint (none, far too small, learned from the
+// lookups before, far too large), Locate finds the batch of every offset and OffsetForTime the
+// first record at or after every timestamp, over batches of uneven sizes
+// several to an index entry. With the right hint and even batches, a
+// Locate reads no more than the bare reader: from the index entry's
+// position to the end of the batch it finds, plus one header.
+func TestLookupsWhateverTheBatchHint(t *testing.T) {
+	var n atomic.Int64
+	fs := countingFS{vfs.NewCrashFS(), &n}
+	st, l := openTest(t, fs, newClock(), map[string]string{"index.interval.bytes": "900", "segment.bytes": "20000"})
+	defer st.Close()
+	ts0 := int64(1_764_410_400_000)
+	for i := 0; i < 300; i++ {
+		rs := benchRecords(2 + i%3*(i/150))
+		for j := range rs {
+			rs[j].Timestamp = ts0 + 2*(l.EndOffset()+int64(j))
+		}
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.mu.Lock()
+	segs := append([]*segment(nil), l.segs...)
+	l.mu.Unlock()
+	for _, hint := range []int64{0, 1, -1, 1 << 30} { // -1: what the lookups learn
+		for off := int64(0); off < l.EndOffset(); off++ {
+			for _, s := range segs {
+				if hint >= 0 {
+					s.batchHint.Store(hint)
+				}
+			}
+			n.Store(0)
+			seg, pos, err := l.Locate(off)
+			read := n.Load()
+			if err != nil {
+				t.Fatalf("hint %d: Locate(%d): %v", hint, off, err)
+			}
+			h := headerAt(t, st.fs, l, seg.Base, pos)
+			if off < h.BaseOffset || off > h.LastOffset() {
+				t.Fatalf("hint %d: Locate(%d) gave position %d holding [%d, %d]", hint, off, pos, h.BaseOffset, h.LastOffset())
+			}
+			s := segs[l.floorSegment(off)]
+			if sp := s.spanFor(off, seg.Size); hint < 0 && off < 150*2 && sp.next > 0 && read > pos+h.Size()+record.BatchHeaderSize-sp.pos {
+				t.Fatalf("Locate(%d) read %d bytes from %d for the batch [%d, %d)", off, read, sp.pos, pos, pos+h.Size())
+			}
+			for _, ts := range []int64{ts0 + 2*off - 1, ts0 + 2*off} {
+				if got, err := l.OffsetForTime(ts); err != nil || got != off {
+					t.Fatalf("hint %d: OffsetForTime(%d) = %d %v, want %d", hint, ts, got, err, off)
+				}
+			}
+		}
+	}
+}

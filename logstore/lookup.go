@@ -11,6 +11,13 @@ import (
 // OffsetForTime resolves ts with Kafka's ListOffsets rules (kafka-format.md
 // §7). When no record qualifies it returns the log end offset.
 func (l *Log) OffsetForTime(ts int64) (int64, error) {
+	if s, seg, start, end, ok := l.timeSegment(ts); ok {
+		if s == nil {
+			return end, nil
+		}
+		defer l.releaseAll([]*segment{s})
+		return answerOrEnd(l.findIn(s, seg, ts, start))(end)
+	}
 	segs, release := l.Segments()
 	defer release()
 	l.mu.Lock()
@@ -28,14 +35,46 @@ func (l *Log) OffsetForTime(ts int64) (int64, error) {
 	}
 	for _, seg := range segs {
 		if l.largestTimestamp(seg) >= ts {
-			off, ok, err := l.findInSegment(seg, ts, start)
-			if err != nil || !ok || off >= end {
-				return end, err
-			}
-			return off, nil
+			return answerOrEnd(l.findInSegment(seg, ts, start))(end)
 		}
 	}
 	return end, nil
+}
+
+// timeSegment is OffsetForTime's common case, under one lock: for a
+// timestamp ts >= 0, the first segment whose max timestamp is ts or more,
+// acquired (nil when there is none), with the log's start and end
+// offsets. ok is false for the other cases: a special timestamp, or a
+// segment without timestamps before the one found (its largest timestamp
+// is its file's modification time, which the general path reads).
+func (l *Log) timeSegment(ts int64) (s *segment, seg partlog.Segment, start, end int64, ok bool) {
+	if ts < 0 {
+		return nil, seg, 0, 0, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start, end = l.startOffset, l.endLocked()
+	for _, x := range l.segs {
+		switch {
+		case x.maxTs < 0:
+			return nil, seg, 0, 0, false
+		case x.maxTs >= ts:
+			x.acquire()
+			return x, x.meta(), start, end, true
+		}
+	}
+	return nil, seg, start, end, true
+}
+
+// answerOrEnd turns a segment search's result into OffsetForTime's: the
+// log end offset unless it found an offset before it.
+func answerOrEnd(off int64, found bool, err error) func(end int64) (int64, error) {
+	return func(end int64) (int64, error) {
+		if err != nil || !found || off >= end {
+			return end, err
+		}
+		return off, nil
+	}
 }
 
 // largestTimestamp is Kafka's LogSegment.largestTimestamp: the max record
@@ -59,15 +98,25 @@ func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, 
 		return 0, false, err
 	}
 	defer l.releaseAll([]*segment{s})
+	return l.findIn(s, seg, ts, start)
+}
+
+// findIn is findInSegment of s, acquired, whose snapshot is seg.
+func (l *Log) findIn(s *segment, seg partlog.Segment, ts, start int64) (int64, bool, error) {
 	s.ixmu.RLock()
-	_, off := s.tidx.Lookup(ts)
+	entryTs, off, nextTs := s.tidx.Span(ts)
 	s.ixmu.RUnlock()
 	target := max(off, start)
-	pos := s.positionFor(target, seg.Size)
+	sp := s.spanFor(target, seg.Size)
+	pos := sp.pos
 	w := getWindow()
 	defer putWindow(w)
+	w.probe = spanProbe(sp, s.timeGuess(sp, ts, entryTs, nextTs))
 	q := timeQuery{s: s, next: seg.Next, ts: ts, start: start}
-	_, _, err = s.findBatch(w, pos, seg.Size, target, q.match)
+	_, h, err := s.findBatch(w, pos, seg.Size, target, q.match)
+	if err == nil {
+		s.hintBatch(&h)
+	}
 	if err == errIndexMismatch {
 		l.scheduleRebuild(s)
 		pos = 0
@@ -80,6 +129,19 @@ func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, 
 		return 0, false, nil
 	}
 	return q.scan(pos, seg.Size, target)
+}
+
+// timeGuess estimates where the prefix of the record answering ts ends,
+// from index span sp of the time index entry at or before ts (timestamp
+// entryTs; the next one's nextTs) and the segment's batch size hint, as
+// offsetGuess does for an offset: timestamps spread evenly between the
+// two entries, one batch further. 0 without a hint or entries around ts.
+func (s *segment) timeGuess(sp indexSpan, ts, entryTs, nextTs int64) int64 {
+	hint := s.batchHint.Load()
+	if hint <= 0 || sp.next < 0 || entryTs < 0 || ts <= entryTs || ts >= nextTs {
+		return 0
+	}
+	return evenPos(sp.pos, sp.next, entryTs, nextTs, ts) + hint + record.MaxRecordPrefix
 }
 
 // timeQuery finds the first record with timestamp >= ts and offset in

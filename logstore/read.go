@@ -50,27 +50,31 @@ var errIndexMismatch = errors.New("index entry does not match the segment")
 
 // positionFor is the position an offset index lookup gives for offset.
 func (s *segment) positionFor(offset, size int64) int64 {
-	pos, _ := s.spanFor(offset, size)
-	return pos
+	return s.spanFor(offset, size).pos
 }
 
-// spanFor is positionFor and the position of the next index entry, at or
-// after the start of the batch holding offset (-1 when there is none
-// before size).
-func (s *segment) spanFor(offset, size int64) (pos, next int64) {
+// indexSpan is what an offset index lookup tells of the batch holding an
+// offset past off: it starts after pos, at next or before it (next is -1
+// when there is no entry after pos before the segment's end); off and
+// nextOff are the entries' offsets.
+type indexSpan struct{ pos, next, off, nextOff int64 }
+
+// spanFor is the index span of offset.
+func (s *segment) spanFor(offset, size int64) indexSpan {
 	if offset <= s.base {
-		return 0, -1
+		return indexSpan{next: -1}
 	}
 	s.ixmu.RLock()
-	_, p, n := s.oidx.Span(offset)
+	sp := s.oidx.Span(offset)
 	s.ixmu.RUnlock()
-	if int64(p) >= size || p < 0 {
-		return 0, -1
+	if int64(sp.Pos) >= size || sp.Pos < 0 {
+		return indexSpan{next: -1}
 	}
-	if n <= p || int64(n) >= size {
-		n = -1
+	out := indexSpan{pos: int64(sp.Pos), next: int64(sp.NextPos), off: sp.Offset, nextOff: sp.NextOffset}
+	if out.next <= out.pos || out.next >= size || out.nextOff <= out.off {
+		out.next = -1
 	}
-	return int64(p), int64(n)
+	return out
 }
 
 // recordFilter hands the records of a Read to its callback: offsets in

@@ -50,6 +50,9 @@ type segment struct {
 
 	refs   atomic.Int32 // 1 while live + 1 per snapshot holding it
 	closed atomic.Bool
+	// batchHint is the size of the last batch a lookup found: how far a
+	// lookup's first read reaches past the position it estimates.
+	batchHint atomic.Int64
 }
 
 // meta is the snapshot view of s. REQUIRES: Log.mu held.
