@@ -234,17 +234,39 @@ func (h *viewHandle) locate(off int64) (cursor, error) {
 	ly := h.n.p.ly
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
+	for again := true; ; again = false {
+		changed := ly.log.Changed()
+		cur, err := ly.placeIn(h.n.k, h.n.startPos+off)
+		if err != nil {
+			return cursor{}, err
+		}
+		if again && closed(changed) {
+			continue // a read found a segment rewritten (partlog Reads): place again
+		}
+		if cur.off < h.n.startOff {
+			cur = cursor{off: h.n.startOff}
+		}
+		return cur, nil
+	}
+}
+
+// placeIn is locate on the bookkeeping reconciled with a fresh snapshot.
+// REQUIRES: mu held.
+func (ly *layout) placeIn(k kind, pos int64) (cursor, error) {
 	release, err := ly.sync()
 	defer release()
 	if err != nil {
 		return cursor{}, err
 	}
-	cur, err := ly.locate(h.n.k, h.n.startPos+off)
-	if err != nil {
-		return cursor{}, err
+	return ly.locate(k, pos)
+}
+
+// closed reports whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
-	if cur.off < h.n.startOff {
-		cur = cursor{off: h.n.startOff}
-	}
-	return cur, nil
 }

@@ -45,6 +45,9 @@
 // finds its batches changed (compaction inside it): each such read hashes
 // the headers (base offset, last offset, CRC) of the batches it fetches
 // and compares the prefixes with the marks earlier reads left, at no
-// extra fetch. A window's Size is the number of its offsets below the log
+// extra fetch; and when a read from inside the window (a reader placed
+// at a position there) meets, as the first batch at or after its offset,
+// another batch than the one a read from the window's first offset met
+// there (each such read keeps the headers it met). A window's Size is the number of its offsets below the log
 // end.
 package kafkalog

@@ -41,6 +41,9 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	if first := seg.Next - seg.Size; from <= first {
 		pr = l.newPrinter(seg.Base, first, seg.Next)
 		defer func() { l.printed(seg.Base, pr) }()
+	} else {
+		rd.seek = l.newSeekCheck(seg.Base, from)
+		defer func() { l.seekChecked(seg.Base, rd.seek) }()
 	}
 	for ; from < seg.Next; size = min(2*size, fetchMaxBytes) {
 		p, broker, err := l.answer(from, size)
@@ -189,6 +192,7 @@ type reader struct {
 	file    string
 	aborted map[int64]bool // producers inside an aborted transaction
 	pr      *printer       // prints the batches of this answer, if set
+	seek    *seekCheck     // checks a Read from inside a window, if set
 	// rest is where the batch holding the first record the Read did not
 	// pass begins in the answer (the window ended, or fn stopped, inside
 	// the answer), else -1; restAt is the offset the Read had reached
@@ -229,6 +233,7 @@ func (rd *reader) batches(p *kmsg.FetchResponseTopicPartition, from int64) (int6
 		if rd.pr != nil {
 			rd.pr.batch(h)
 		}
+		rd.seek.batch(h, from)
 		for len(txns) > 0 && txns[0].FirstOffset <= h.LastOffset() {
 			rd.aborted[txns[0].ProducerID] = true
 			txns = txns[1:]

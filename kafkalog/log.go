@@ -44,6 +44,7 @@ type Log struct {
 	gens    map[int64]int64    // REQUIRES: mu held; window base -> times an append to it did not land as one run
 	counts  map[int64]winCount // REQUIRES: mu held; window base -> records counted (count.go)
 	marks   map[int64][]mark   // REQUIRES: mu held; window base -> prints of its prefixes (prints.go)
+	heads   map[int64][]head   // REQUIRES: mu held; window base -> its batches' headers as a read from its first offset met them (prints.go)
 	seqLo   int64              // REQUIRES: mu held; the offsets the last Read's last fetch covered
 	seqHi   int64              // REQUIRES: mu held
 	seqSize int32              // REQUIRES: mu held; the fetch size it had reached
@@ -60,7 +61,7 @@ var (
 )
 
 func newLog(s *Store, topic string, n int32) *Log {
-	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]winCount{}, marks: map[int64][]mark{}}
+	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]winCount{}, marks: map[int64][]mark{}, heads: map[int64][]head{}}
 }
 
 // Topic returns the topic name.

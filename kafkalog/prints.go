@@ -1,9 +1,18 @@
 package kafkalog
 
-import "github.com/partfs/partfs/record"
+import (
+	"sort"
+
+	"github.com/partfs/partfs/record"
+)
 
 // maxMarks is how many prefix marks a window keeps.
 const maxMarks = 8
+
+// maxHeadWindows is how many windows keep their batch headers (at most a
+// window's offsets each); a window read from inside without them is
+// checked by the next read from its first offset only.
+const maxHeadWindows = 64
 
 // mark is a print of a window's prefix: a hash of the headers (base
 // offset, last offset, CRC) of its batches below offset upto, as fetched
@@ -24,8 +33,17 @@ type printer struct {
 	sum     uint64 // FNV-1a over the batch headers printed
 	old     []mark // the window's marks when the Read began
 	marks   []mark // the marks of this Read, one per fetch answer
+	heads   []head // the headers printed
 	changed bool   // a prefix disagreed with a mark
 }
+
+// head is what a print hashes of one batch.
+type head struct {
+	base, last int64
+	crc        uint32
+}
+
+func headOf(h *record.BatchHeader) head { return head{h.BaseOffset, h.LastOffset(), h.CRC} }
 
 // batch prints one batch of a fetch answer that began at p.at; batches
 // at or past the window's end, or before p.at, are not printed.
@@ -34,6 +52,7 @@ func (p *printer) batch(h *record.BatchHeader) {
 		return
 	}
 	prev := p.at
+	p.heads = append(p.heads, headOf(h))
 	for _, v := range []uint64{uint64(h.BaseOffset), uint64(h.LastOffset()), uint64(h.CRC)} {
 		for i := 0; i < 64; i += 8 {
 			p.sum = (p.sum ^ (v >> i & 0xff)) * 1099511628211
@@ -72,10 +91,12 @@ func (l *Log) printed(base int64, p *printer) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if p.changed || len(p.heads) > len(l.heads[base]) {
+		l.keepHeads(base, p.heads) // a longer prefix than the one kept, or the window's new one
+	}
 	if p.changed {
 		l.marks[base] = p.marks
-		close(l.changed)
-		l.changed = make(chan struct{})
+		l.announce()
 		return
 	}
 	ms := append([]mark(nil), l.marks[base]...)
@@ -94,4 +115,70 @@ func hasMark(ms []mark, upto int64) bool {
 		}
 	}
 	return false
+}
+
+// keepHeads keeps the headers hs of window base, dropping another
+// window's where too many windows keep theirs. REQUIRES: mu held.
+func (l *Log) keepHeads(base int64, hs []head) {
+	l.heads[base] = hs
+	for b := range l.heads {
+		if len(l.heads) <= maxHeadWindows {
+			break
+		}
+		if b != base {
+			delete(l.heads, b)
+		}
+	}
+}
+
+// announce closes the channel of Changed. REQUIRES: mu held.
+func (l *Log) announce() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// seekCheck checks the first batch a Read from inside window base meets
+// (at offset from or after) against the headers a read from the window's
+// first offset kept: the batch holding from, or the next one. Another
+// batch there means the window was rewritten since.
+type seekCheck struct {
+	want    head
+	checked bool
+	differs bool
+}
+
+// newSeekCheck returns the check of a Read of window base from offset
+// from, nil when no kept header reaches from.
+func (l *Log) newSeekCheck(base, from int64) *seekCheck {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	hs := l.heads[base]
+	i := sort.Search(len(hs), func(i int) bool { return hs[i].last >= from })
+	if i == len(hs) {
+		return nil
+	}
+	return &seekCheck{want: hs[i]}
+}
+
+// batch checks the first batch of offsets at or after from.
+func (c *seekCheck) batch(h *record.BatchHeader, from int64) {
+	if c == nil || c.checked || h.LastOffset() < from {
+		return
+	}
+	c.checked, c.differs = true, headOf(h) != c.want
+}
+
+// seekChecked ends a check of window base: a window found rewritten gets
+// a new ID, its prints are dropped and the change is announced, so that
+// the reader places itself again in the window's new content.
+func (l *Log) seekChecked(base int64, c *seekCheck) {
+	if c == nil || !c.differs {
+		return
+	}
+	l.bump(base, base+1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.marks, base)
+	delete(l.heads, base)
+	l.announce()
 }

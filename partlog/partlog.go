@@ -47,6 +47,11 @@
 //   - Reads. Read yields the records of a snapshot segment with offsets in
 //     [max(from, Base), Next), ascending, and only what a read_committed
 //     consumer sees: no control records, no records of aborted transactions.
+//     A backend that learns of a rewrite only by reading (a cluster) may
+//     find in a Read that the segment was rewritten since the snapshot: it
+//     then yields the records as they are now, gives the segment a new ID
+//     in later snapshots and closes Changed before Read returns; fs places
+//     a reader again when Changed closed while it placed it.
 //   - Time. OffsetForTime follows Kafka's ListOffsets: Latest is EndOffset,
 //     Earliest is StartOffset, MaxTimestamp the first record with the
 //     largest timestamp (EndOffset when empty), and a timestamp ts >= 0 the
