@@ -25,6 +25,7 @@ type ckpt struct {
 type segInfo struct {
 	base  int64
 	id    uint64
+	stamp uint64   // partlog.Segment.Stamp of the content
 	start [2]int64 // the segment's range starts, per stream; -1 if unknown
 
 	// What has been rendered of the content with this id: records with
@@ -43,11 +44,11 @@ func (s *segInfo) resetContent() {
 }
 
 // adopt decides whether bookkeeping loaded from the sidecar (id 0: IDs do
-// not survive a remount) still describes sg: the same base, and the file
-// at least as long with at least the records scanned. Compaction shrinks
-// a segment; truncation shrinks its end.
+// not survive a remount) still describes sg: the same base and a known
+// stamp (a rewrite, such as compaction, changes it), and the segment at
+// least as long with at least the records scanned.
 func (s *segInfo) adopt(sg partlog.Segment) bool {
-	return s.id == 0 && sg.Size >= s.size && sg.Next >= s.next
+	return s.id == 0 && s.stamp != 0 && s.stamp == sg.Stamp && sg.Size >= s.size && sg.Next >= s.next
 }
 
 // layout keeps the stable positions of a partition's rendered streams.
@@ -92,13 +93,13 @@ func (ly *layout) sync() (release func(), err error) {
 		}
 		switch {
 		case inf == nil:
-			inf = &segInfo{base: sg.Base, id: sg.ID, start: [2]int64{-1, -1}}
+			inf = &segInfo{base: sg.Base, id: sg.ID, stamp: sg.Stamp, start: [2]int64{-1, -1}}
 			inf.resetContent()
 			ly.dirty = true
 		case inf.adopt(sg):
 			inf.id = sg.ID
 		case inf.id != sg.ID || sg.Next < inf.next:
-			inf.id = sg.ID
+			inf.id, inf.stamp = sg.ID, sg.Stamp
 			inf.resetContent()
 			ly.dirty = true
 		}

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,15 +12,18 @@ import (
 // sidecarName is the per-partition file that keeps the position
 // bookkeeping across mounts. Format (all varints, signed unless noted):
 //
-//	"pfpos2\n" uvarint(nsegs) { base start[0] start[1] next size
-//	  length[0] length[1] uvarint(nckpts) { off pos[0] pos[1] } }
+//	"pfpos3\n" uvarint(nsegs) { base uvarint(stamp) start[0] start[1]
+//	  next size length[0] length[1] uvarint(nckpts) { off pos[0] pos[1] } }
 //
 // Segment IDs do not survive a remount; a loaded entry is matched to a
-// segment by base, and trusted while the segment is at least as long. Of
-// a partlog.RewritesUnseen log only the starts are kept.
+// segment by base, and its rendering trusted while the segment has the
+// same nonzero stamp and is at least as long (partlog's Reopen rule). Of
+// a partlog.RewritesUnseen log only the starts are kept. A "pfpos2\n"
+// sidecar is the same without stamps: its starts are kept.
 const (
 	sidecarName  = "fs-positions"
-	sidecarMagic = "pfpos2\n"
+	sidecarMagic = "pfpos3\n"
+	oldMagic     = "pfpos2\n"
 )
 
 func encodeSidecar(segs []*segInfo) []byte {
@@ -27,6 +31,7 @@ func encodeSidecar(segs []*segInfo) []byte {
 	b = binary.AppendUvarint(b, uint64(len(segs)))
 	for _, s := range segs {
 		b = binary.AppendVarint(b, s.base)
+		b = binary.AppendUvarint(b, s.stamp)
 		for _, v := range []int64{s.start[0], s.start[1], s.next, s.size, s.length[0], s.length[1]} {
 			b = binary.AppendVarint(b, v)
 		}
@@ -64,7 +69,8 @@ func (r *sidecarReader) uvarint() uint64 {
 }
 
 func decodeSidecar(b []byte) ([]*segInfo, error) {
-	if len(b) < len(sidecarMagic) || string(b[:len(sidecarMagic)]) != sidecarMagic {
+	stamped := bytes.HasPrefix(b, []byte(sidecarMagic))
+	if !stamped && !bytes.HasPrefix(b, []byte(oldMagic)) {
 		return nil, errSidecar
 	}
 	r := &sidecarReader{b: b[len(sidecarMagic):]}
@@ -75,6 +81,9 @@ func decodeSidecar(b []byte) ([]*segInfo, error) {
 	segs := make([]*segInfo, 0, n)
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		s := &segInfo{base: r.varint()}
+		if stamped {
+			s.stamp = r.uvarint()
+		}
 		s.start = [2]int64{r.varint(), r.varint()}
 		s.next, s.size = r.varint(), r.varint()
 		s.length = [2]int64{r.varint(), r.varint()}

@@ -19,11 +19,12 @@ import (
 // readers use the values captured in a snapshot (partlog.Segment). The index
 // objects are guarded by ixmu, because lookups run without Log.mu.
 type segment struct {
-	dir  string
-	base int64
-	id   uint64
-	log  vfs.File
-	path string // the .log path, used in errors
+	dir   string
+	base  int64
+	id    uint64
+	stamp uint64 // partlog.Segment.Stamp (fileStamp)
+	log   vfs.File
+	path  string // the .log path, used in errors
 	// suffix is ".swap" for a segment a read-only store serves from an
 	// unfinished swap; "" otherwise.
 	suffix string
@@ -57,7 +58,7 @@ type segment struct {
 
 // meta is the snapshot view of s. REQUIRES: Log.mu held.
 func (s *segment) meta() partlog.Segment {
-	return partlog.Segment{Base: s.base, Next: s.next, Size: s.size, MaxTimestamp: s.maxTs, ID: s.id}
+	return partlog.Segment{Base: s.base, Next: s.next, Size: s.size, MaxTimestamp: s.maxTs, ID: s.id, Stamp: s.stamp}
 }
 
 // acquire adds a reference (Log.releaseAll drops it).

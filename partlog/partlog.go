@@ -32,14 +32,18 @@
 //     measure of the range's content that obeys them, and its Slot places
 //     each range on a fixed lattice of positions, so that fs places a range
 //     without reading those before it.
-//   - Reopen. IDs need not survive a reopen of the store: fs matches what
-//     it kept of a segment (in a sidecar) by Base, and trusts what it
-//     rendered of it while Next and Size are no smaller than they were. So
-//     a segment rewritten in place (compaction, also while the store was
-//     closed) must come back with a smaller Size; a Log that cannot
-//     promise that (a cluster compacts while nothing is mounted, and a
-//     window's Size counts offsets) is a RewritesUnseen, and fs keeps only
-//     where its segments' ranges start and renders their records again.
+//   - Reopen. IDs need not survive a reopen of the store; Stamps do: a
+//     segment keeps its Stamp while it keeps its ID, also across a reopen
+//     while its content only grows, and a segment whose content was
+//     rewritten (compaction, also one that merged several segments into
+//     one with the first one's Base, truncation, also while the store was
+//     closed) never has the Stamp of what it replaced. fs matches what it
+//     kept of a segment (in a sidecar) by Base and Stamp, and trusts what
+//     it rendered of it while Next and Size are no smaller than they were.
+//     Stamp 0 means the backend cannot tell: fs keeps where the segment's
+//     range starts and renders its records again. A Log whose rewrites may
+//     leave no trace at all (a cluster compacts while nothing is mounted)
+//     is a RewritesUnseen, and fs does so for every segment.
 //   - Reads. Read yields the records of a snapshot segment with offsets in
 //     [max(from, Base), Next), ascending, and only what a read_committed
 //     consumer sees: no control records, no records of aborted transactions.
@@ -190,6 +194,10 @@ type Segment struct {
 	Size         int64  // bytes of the segment file as of the snapshot (a backend without files: a measure of the content that grows with it)
 	MaxTimestamp int64  // largest record timestamp, -1 if none
 	ID           uint64 // never 0; changes whenever the segment's content is rewritten (compaction, truncation)
+	// Stamp identifies the content across a reopen of the store (see
+	// Reopen in the package doc): a file's device, inode and birth time;
+	// 0 if unknown.
+	Stamp uint64
 	// Slot > 0 is where the segment's rendered ranges begin (in every
 	// rendering) when the segment before it has not been rendered: a
 	// backend without segment files, whose segments are windows of

@@ -29,11 +29,31 @@ type jsonRec struct {
 }
 
 func mountCompacted(t *testing.T) *compactedEnv {
-	e := newEnv(t, mountOpt{defaults: map[string]string{"cleanup.policy": "compact", "segment.bytes": "1500",
-		"index.interval.bytes": "200", "segment.index.bytes": "4096", "file.delete.delay.ms": "0"}})
+	return mountCompactedAt(t, t.TempDir())
+}
+
+// compactedOpt is the mount of a compacted environment's data directory.
+var compactedOpt = mountOpt{defaults: map[string]string{"cleanup.policy": "compact", "segment.bytes": "1500",
+	"index.interval.bytes": "200", "segment.index.bytes": "4096", "file.delete.delay.ms": "0"}}
+
+// mountCompactedAt is mountCompacted with the data directory data.
+func mountCompactedAt(t *testing.T, data string) *compactedEnv {
+	e := mountAt(t, data, compactedOpt)
 	e.Sh("mkdir t")
-	rng := rand.New(rand.NewSource(7))
-	for b := 0; b < 60; b++ {
+	appendKeyed(e, 7, 60)
+	c := &compactedEnv{env: e}
+	j := c.openJSONL(1 << 16)
+	j.lines(-1)
+	j.f.Close() // so that the mount can be unmounted
+	c.before = j.recs
+	return c
+}
+
+// appendKeyed appends batches of 1-5 keyed records (updates and
+// tombstones of keys k0..k14) to t/0, one write each.
+func appendKeyed(e *env, seed int64, batches int) {
+	rng := rand.New(rand.NewSource(seed))
+	for b := 0; b < batches; b++ {
 		var lines strings.Builder
 		for i := 0; i < 1+rng.Intn(5); i++ {
 			value := fmt.Sprintf("%q", fmt.Sprintf("v%d-%d", b, i))
@@ -43,14 +63,9 @@ func mountCompacted(t *testing.T) *compactedEnv {
 			fmt.Fprintf(&lines, "{\"key\":\"k%d\",\"value\":%s}\n", rng.Intn(15), value)
 		}
 		if err := testutil.AppendOnce(e.Path("t/0/log.jsonl"), lines.String()); err != nil {
-			t.Fatal(err)
+			e.t.Fatal(err)
 		}
 	}
-	c := &compactedEnv{env: e}
-	j := c.openJSONL(1 << 16)
-	j.lines(-1)
-	c.before = j.recs
-	return c
 }
 
 // clean runs one cleaning of t, which must remove records.

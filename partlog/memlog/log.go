@@ -151,7 +151,7 @@ func (l *Log) Segments() ([]partlog.Segment, func()) {
 	defer l.mu.Unlock()
 	out := make([]partlog.Segment, len(l.segs))
 	for i, s := range l.segs {
-		out[i] = partlog.Segment{Base: s.base, Next: s.next(), Size: s.size, MaxTimestamp: s.maxTs, ID: s.id}
+		out[i] = partlog.Segment{Base: s.base, Next: s.next(), Size: s.size, MaxTimestamp: s.maxTs, ID: s.id, Stamp: s.id}
 	}
 	return out, func() {}
 }

@@ -3,7 +3,8 @@
 // (offsets, segments, snapshots, ListOffsets by time, sidecars). Topic
 // configurations are package config's: its defaults, its validation. It
 // keeps records in memory only; nothing is durable, and it has no segment
-// files (no partlog.SegmentFiler).
+// files (no partlog.SegmentFiler). A segment's Stamp is its ID: IDs are
+// never reused in a store, and nothing outlives it.
 package memlog
 
 import (

@@ -80,7 +80,8 @@ func CheckSegmentFiler(t *testing.T, b Backend) {
 }
 
 // CheckReopen: records, offsets, configs and sidecars survive a reopen,
-// and an unchanged segment keeps its Base with Next and Size no smaller.
+// and an unchanged segment keeps its Base and Stamp with Next and Size no
+// smaller.
 func CheckReopen(t *testing.T, b Backend) {
 	if b.Reopen == nil {
 		t.Skip("the backend keeps nothing across a reopen (no Reopen hook)")
@@ -123,8 +124,8 @@ func CheckReopen(t *testing.T, b Backend) {
 	now := segments(t, l)
 	for _, o := range snap {
 		for _, s := range now {
-			if s.Base == o.Base && (s.Next < o.Next || s.Size < o.Size) {
-				t.Errorf("segment %d after reopen: next %d size %d, before %d %d", s.Base, s.Next, s.Size, o.Next, o.Size)
+			if s.Base == o.Base && (s.Next < o.Next || s.Size < o.Size || s.Stamp != o.Stamp) {
+				t.Errorf("segment %d after reopen: next %d size %d stamp %d, before %d %d %d", s.Base, s.Next, s.Size, s.Stamp, o.Next, o.Size, o.Stamp)
 			}
 		}
 	}
@@ -226,8 +227,9 @@ func CheckRetention(t *testing.T, b Backend) {
 
 // CheckRewrite: compaction gives every rewritten segment a new ID, leaves
 // the others' records as they were, and keeps each key's latest record; a
-// segment rewritten in place has a smaller Size, or the Log is a
-// partlog.RewritesUnseen (the rule fs relies on across a reopen).
+// rewritten segment, also one that merged several, never has the Stamp of
+// the segment it replaced, or the Log is a partlog.RewritesUnseen (the
+// rule fs relies on across a reopen).
 func CheckRewrite(t *testing.T, b Backend) {
 	if b.Rewrite == nil {
 		t.Skip("no Rewrite hook")
@@ -269,9 +271,9 @@ func CheckRewrite(t *testing.T, b Backend) {
 	}
 }
 
-// checkRewriteSeen: a segment of now that has the Base and Next of one of
-// old and other records has a smaller Size, unless l says that its
-// rewrites may leave no trace (partlog.RewritesUnseen).
+// checkRewriteSeen: a segment of now that has the Base of one of old and
+// other records has another Stamp (or 0), unless l says that its rewrites
+// may leave no trace (partlog.RewritesUnseen).
 func checkRewriteSeen(t *testing.T, l partlog.Log, old []partlog.Segment, oldRecs [][]record.Record, now []partlog.Segment) {
 	t.Helper()
 	if ru, ok := l.(partlog.RewritesUnseen); ok && ru.UnseenRewrites() {
@@ -279,11 +281,11 @@ func checkRewriteSeen(t *testing.T, l partlog.Log, old []partlog.Segment, oldRec
 	}
 	for _, s := range now {
 		for i, o := range old {
-			if s.Base != o.Base || s.Next != o.Next || s.Size < o.Size || sameRecords(readSeg(t, l, s, s.Base), oldRecs[i]) {
+			if s.Base != o.Base || s.Stamp == 0 || s.Stamp != o.Stamp || sameRecords(readSeg(t, l, s, s.Base), oldRecs[i]) {
 				continue
 			}
-			t.Errorf("segment %d rewritten (ID %d -> %d) with Size %d -> %d: a reopen cannot tell it changed, and the Log is not a partlog.RewritesUnseen",
-				s.Base, o.ID, s.ID, o.Size, s.Size)
+			t.Errorf("segment %d rewritten (ID %d -> %d, next %d -> %d) with its Stamp %d: a reopen cannot tell it changed, and the Log is not a partlog.RewritesUnseen",
+				s.Base, o.ID, s.ID, o.Next, s.Next, s.Stamp)
 		}
 	}
 }
