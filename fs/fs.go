@@ -53,6 +53,8 @@ type FS struct {
 	groups groupsView // .groups
 
 	pt passthrough // of segments/ files
+
+	noPageCache bool // MountOptions.NoPageCache, set before the mount serves
 }
 
 type partID struct {
@@ -87,6 +89,9 @@ type MountOptions struct {
 	// NoPassthrough serves every read of segments/ through the daemon,
 	// as where the kernel refuses FUSE passthrough.
 	NoPassthrough bool
+	// NoPageCache reads log and log.jsonl with direct I/O too: a first
+	// read of a large log costs less, and a re-read as much as the first.
+	NoPageCache bool
 }
 
 // Mount mounts f on dir: as root with mount(2) directly (no fusermount
@@ -134,6 +139,7 @@ func (f *FS) Mount(dir string, mo MountOptions) (*fuse.Server, error) {
 		opts.MountOptions.DirectMountFlags = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_RDONLY
 		opts.MountOptions.Options = append(opts.MountOptions.Options, "ro")
 	}
+	f.noPageCache = mo.NoPageCache
 	srv, err := gofs.Mount(dir, f.Root(), opts)
 	if err == nil {
 		f.pt.probe(srv, mo.NoPassthrough, f.lg)

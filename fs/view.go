@@ -41,7 +41,9 @@ var (
 )
 
 func newLogNode(p *part, name string, k kind) *viewNode {
-	return &viewNode{p: p, k: k, lg: p.lg.WithField("file", name), writable: true, rangeEnd: -1}
+	n := &viewNode{p: p, k: k, lg: p.lg.WithField("file", name), writable: true, rangeEnd: -1}
+	n.cache.off = p.fsys.noPageCache
+	return n
 }
 
 // size returns the file size and the end offset it corresponds to.

@@ -19,14 +19,15 @@ const maxSpanProbe = 8 << 10
 
 // spanProbe is the first read of a lookup from index span sp whose
 // answer is estimated to end at guess (0: no estimate): from sp.pos
-// through the batch header at sp.next, or to guess when that comes
-// first, so that one read holds what the lookup parses; headerProbe when
-// that is more than maxSpanProbe bytes or there is no next entry.
-func spanProbe(sp indexSpan, guess int64) int64 {
+// through the batch header at sp.next (through past, when larger), or to
+// guess when that comes first, so that one read holds what the lookup
+// parses; headerProbe when that is more than maxSpanProbe bytes or there
+// is no next entry.
+func spanProbe(sp indexSpan, guess, past int64) int64 {
 	if sp.next < 0 {
 		return headerProbe
 	}
-	end := sp.next + record.BatchHeaderSize
+	end := sp.next + max(past, record.BatchHeaderSize)
 	if guess > sp.pos {
 		end = min(end, guess)
 	}
@@ -42,22 +43,28 @@ func evenPos(p0, p1, k0, k1, k int64) int64 {
 	return p0 + int64(float64(k-k0)/float64(k1-k0)*float64(p1-p0))
 }
 
-// offsetGuess estimates where the header of the batch holding offset ends,
-// from index span sp and the segment's batch size hint: the batch at
-// sp.pos holds sp.off, the offsets of the batches after it lie about one
-// batch past where they would if they spread evenly over [sp.pos,
-// sp.next). 0 without a hint.
-func (s *segment) offsetGuess(sp indexSpan, offset int64) int64 {
+// offsetGuess estimates where the header of the batch holding offset ends
+// (with whole, the batch itself), from index span sp and the segment's
+// batch size hint: the batch at sp.pos holds sp.off, the offsets of the
+// batches after it lie about one batch past where they would if they
+// spread evenly over [sp.pos, sp.next). 0 without a hint.
+func (s *segment) offsetGuess(sp indexSpan, offset int64, whole bool) int64 {
 	hint := s.batchHint.Load()
+	tail := int64(record.BatchHeaderSize)
+	if whole {
+		tail = hint
+	}
 	switch {
 	case sp.next < 0 || offset > sp.nextOff:
 		return 0
-	case offset <= sp.off:
-		return sp.pos + record.BatchHeaderSize
+	case offset <= sp.off && !whole:
+		return sp.pos + tail
 	case hint <= 0:
 		return 0
+	case offset <= sp.off:
+		return sp.pos + tail
 	}
-	return evenPos(sp.pos, sp.next, sp.off, sp.nextOff, offset) + hint + record.BatchHeaderSize
+	return evenPos(sp.pos, sp.next, sp.off, sp.nextOff, offset) + hint + tail
 }
 
 // hintBatch records the size of a batch a lookup found.
@@ -180,11 +187,21 @@ func (s *segment) findBatch(w *fileWindow, pos, size, target int64, match batchM
 // a header-only scan, falling back to a scan from the segment start (and a
 // scheduled index rebuild) when the index entry is wrong.
 func (l *Log) locateIn(s *segment, seg partlog.Segment, offset int64) (int64, record.BatchHeader, error) {
-	holds := func(_ *fileWindow, _ int64, h record.BatchHeader) (bool, error) { return h.LastOffset() >= offset, nil }
 	w := getWindow()
 	defer putWindow(w)
+	return l.locateWith(w, s, seg, offset, false)
+}
+
+// locateWith is locateIn reading through w; with whole, its first read
+// is meant to hold the whole batch found, for a read of it.
+func (l *Log) locateWith(w *fileWindow, s *segment, seg partlog.Segment, offset int64, whole bool) (int64, record.BatchHeader, error) {
+	holds := func(_ *fileWindow, _ int64, h record.BatchHeader) (bool, error) { return h.LastOffset() >= offset, nil }
 	sp := s.spanFor(offset, seg.Size)
-	w.probe = spanProbe(sp, s.offsetGuess(sp, offset))
+	past := int64(0)
+	if whole {
+		past = s.batchHint.Load()
+	}
+	w.probe = spanProbe(sp, s.offsetGuess(sp, offset, whole), past)
 	p, h, err := s.findBatch(w, sp.pos, seg.Size, offset, holds)
 	if err == nil {
 		s.hintBatch(&h)

@@ -226,8 +226,8 @@ func TestLocatedReadsReportCorruption(t *testing.T) {
 
 // A lookup's first read reaches as far as the segment's batch size hint
 // suggests; whatever the hint (none, far too small, learned from the
-// lookups before, far too large), Locate finds the batch of every offset and OffsetForTime the
-// first record at or after every timestamp, over batches of uneven sizes
+// lookups before, far too large), Locate finds the batch of every offset, Read the record at it
+// and OffsetForTime the first record at or after every timestamp, over batches of uneven sizes
 // several to an index entry. With the right hint and even batches, a
 // Locate reads no more than the bare reader: from the index entry's
 // position to the end of the batch it finds, plus one header.
@@ -269,6 +269,10 @@ func TestLookupsWhateverTheBatchHint(t *testing.T) {
 			s := segs[l.floorSegment(off)]
 			if sp := s.spanFor(off, seg.Size); hint < 0 && off < 150*2 && sp.next > 0 && read > pos+h.Size()+record.BatchHeaderSize-sp.pos {
 				t.Fatalf("Locate(%d) read %d bytes from %d for the batch [%d, %d)", off, read, sp.pos, pos, pos+h.Size())
+			}
+			got := int64(-1)
+			if err := l.Read(seg, off, func(r *record.Record) bool { got = r.Offset; return false }); err != nil || got != off {
+				t.Fatalf("hint %d: Read(%d) gave offset %d: %v", hint, off, got, err)
 			}
 			for _, ts := range []int64{ts0 + 2*off - 1, ts0 + 2*off} {
 				if got, err := l.OffsetForTime(ts); err != nil || got != off {

@@ -31,8 +31,10 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	defer decoders.Put(dec)
 	v := recordFilter{s: s, next: seg.Next, from: from, aborted: l.abortedIn(seg.Base, seg.Next), fn: fn, dec: dec,
 		order: record.NewOffsetOrder(seg.Base, seg.Next)}
-	if pos, h, err := l.locateIn(s, seg, from); err == nil {
-		return v.readLocated(pos, &h, seg.Size)
+	w := getWindow()
+	defer putWindow(w)
+	if pos, h, err := l.locateWith(w, s, seg, from, true); err == nil {
+		return v.readLocated(w, pos, &h, seg.Size)
 	}
 	// a header the header-only scan could not use: the checking scan
 	// reports it (or finds nothing), as before
@@ -90,11 +92,12 @@ type recordFilter struct {
 	order      record.OffsetOrder // offsets no CRC covers, checked like one
 }
 
-// readLocated reads the batch at pos (header h, holding from) with one
-// pread, then the rest of the segment up to size with one scanner.
-func (v *recordFilter) readLocated(pos int64, h *record.BatchHeader, size int64) error {
+// readLocated reads the batch at pos (header h, holding from) from w,
+// which the locate read it through, or else with one pread, then the rest
+// of the segment up to size with one scanner.
+func (v *recordFilter) readLocated(w *fileWindow, pos int64, h *record.BatchHeader, size int64) error {
 	bb := batchBufs.Get().(*batchBuf)
-	b, err := v.s.readBatch(bb, pos, h)
+	b, err := v.s.heldBatch(w, bb, pos, h)
 	stop := false
 	if err == nil {
 		stop, err = v.batch(&b)

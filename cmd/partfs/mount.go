@@ -49,6 +49,7 @@ flags:
 
 type mountFlags struct {
 	readOnly, allowOther, debugFUSE bool
+	noPageCache                     bool
 	log                             logFlags
 	cpuProfile, metricsAddr         string
 	config                          configFlags
@@ -65,6 +66,7 @@ func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, co
 	fl.BoolVar(&mf.readOnly, "read-only", false, "refuse every change (EROFS); recover only in memory")
 	fl.BoolVar(&mf.allowOther, "allow-other", false, "let users other than the mounting one use the mount")
 	fl.BoolVar(&mf.debugFUSE, "debug-fuse", false, "log every FUSE request")
+	fl.BoolVar(&mf.noPageCache, "no-page-cache", false, "read log and log.jsonl with direct I/O: a first read of a large log is faster, a re-read is not served from the kernel's cache")
 	mf.log.register(fl, "info")
 	fl.StringVar(&mf.metricsAddr, "metrics-addr", "", "also serve MOUNTPOINT/.metrics over HTTP on this address (e.g. 127.0.0.1:9646)")
 	fl.StringVar(&mf.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole mount to this file")
@@ -174,7 +176,7 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		defer serveMetrics(ln, mets, lg)()
 	}
 	fsys := pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: mets})
-	srv, err := fsys.Mount(mf.mountpoint, pfs.MountOptions{AllowOther: mf.allowOther, Debug: mf.debugFUSE, FsName: fsName})
+	srv, err := fsys.Mount(mf.mountpoint, pfs.MountOptions{AllowOther: mf.allowOther, Debug: mf.debugFUSE, FsName: fsName, NoPageCache: mf.noPageCache})
 	if err != nil {
 		stopCleaner()
 		_ = st.Close()

@@ -72,6 +72,22 @@ func TestRereadServedFromCache(t *testing.T) {
 	}
 }
 
+// TestNoPageCache: with MountOptions.NoPageCache every read of a second
+// cat reaches the daemon, and the bytes are the log API's.
+func TestNoPageCache(t *testing.T) {
+	e := newEnv(t, mountOpt{noPageCache: true})
+	e.Sh("mkdir t && seq 1 200000 >> t/0/log")
+	plain, _ := apiRendering(t, e)
+	e.Sh("cat t/0/log > /dev/null")
+	var got string
+	if n := readsOf(t, e, func() { got = e.Sh("cat t/0/log") }); n == 0 {
+		t.Error("second cat: no read reached the daemon; want direct I/O")
+	}
+	if got != plain {
+		t.Errorf("second cat: %d bytes, the log API renders %d", len(got), len(plain))
+	}
+}
+
 // TestCachedReaderSeesAppends: a reader of log that has read to the end
 // (its last page cached) sees records appended through the mount and by
 // another writer exactly — never the zeros the kernel put after the old

@@ -41,6 +41,7 @@ type mountOpt struct {
 	readOnly      bool
 	defaults      map[string]string
 	noPassthrough bool // segments/ through the daemon
+	noPageCache   bool // log and log.jsonl with direct I/O
 }
 
 func newEnv(t testing.TB, o mountOpt) *env {
@@ -67,7 +68,7 @@ func mountAt(t testing.TB, data string, o mountOpt) *env {
 		}
 	})
 	e.Mount = testutil.NewMount(t, func(dir string) (*fuse.Server, error) {
-		return e.fsys.Mount(dir, pfs.MountOptions{FsName: "partfs-e2e", NoPassthrough: o.noPassthrough})
+		return e.fsys.Mount(dir, pfs.MountOptions{FsName: "partfs-e2e", NoPassthrough: o.noPassthrough, NoPageCache: o.noPageCache})
 	})
 	e.AfterUnmount = append(e.AfterUnmount, e.fsys.Close, func() error {
 		if err := e.st.Close(); err != nil && !e.closeErrOK {
