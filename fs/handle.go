@@ -240,8 +240,12 @@ func (h *viewHandle) locate(off int64) (cursor, error) {
 		if err != nil {
 			return cursor{}, err
 		}
-		if again && closed(changed) {
-			continue // a read found a segment rewritten (partlog Reads): place again
+		select {
+		case <-changed:
+			if again {
+				continue // a read may have found a segment rewritten (partlog Reads): place again
+			}
+		default:
 		}
 		if cur.off < h.n.startOff {
 			cur = cursor{off: h.n.startOff}
@@ -259,14 +263,4 @@ func (ly *layout) placeIn(k kind, pos int64) (cursor, error) {
 		return cursor{}, err
 	}
 	return ly.locate(k, pos)
-}
-
-// closed reports whether ch is closed.
-func closed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/kafkalog"
 )
@@ -87,6 +89,22 @@ func checkWindows(t *testing.T, d *daemon, addr string, when string) map[int]str
 	return texts
 }
 
+// compactedTopic starts a cluster with the compacted topic c, created
+// through a mount, and n records of keys keyOf(i) produced to it by kcat
+// while nothing is mounted. Records of 197 bytes put a position
+// checkpoint every 64 KiB of a window's rendering.
+func compactedTopic(t *testing.T, n int, keyOf func(i int) string) (*kfake.Cluster, string) {
+	c, addr, d := kcatMount(t)
+	d.sh("mkdir c && echo cleanup.policy=compact >> c/config")
+	d.stop()
+	var in strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&in, "%s:%05d %s\n", keyOf(i), i, strings.Repeat(string(rune('a'+i%26)), 190))
+	}
+	kcat(t, addr, in.String(), "-P", "-t", "c", "-p", "0", "-K", ":")
+	return c, addr
+}
+
 // TestKafkaRewriteReRendersWindow: windows the cluster rewrote are
 // rendered again inside their own byte ranges, and no other window
 // moves. Across a remount with the same cache directory: compaction and
@@ -94,23 +112,17 @@ func checkWindows(t *testing.T, d *daemon, addr string, when string) map[int]str
 // show it). Within a mount: compaction seen by a read from a window's
 // first offset. Every position read is checked against kcat's records.
 func TestKafkaRewriteReRendersWindow(t *testing.T) {
-	c, addr, d := kcatMount(t)
-	d.sh("mkdir c && echo cleanup.policy=compact >> c/config")
-	d.stop()
 	// window 0: unique keys; 1: 50 keys over and over; 2: unique; 3 (the
-	// last, partial): 50 keys again. Records of 197 bytes put a position
-	// checkpoint every 64 KiB of a window's rendering.
-	var in strings.Builder
-	for i := 0; i < 14000; i++ {
-		key := fmt.Sprint("u", i)
+	// last, partial): 50 keys again.
+	c, addr := compactedTopic(t, 14000, func(i int) string {
 		if w := i / kafkalog.WindowOffsets; w == 1 || w == 3 {
-			key = fmt.Sprint("k", w, "-", i%50)
+			return fmt.Sprint("k", w, "-", i%50)
 		}
-		fmt.Fprintf(&in, "%s:%05d %s\n", key, i, strings.Repeat(string(rune('a'+i%26)), 190))
-	}
-	kcat(t, addr, in.String(), "-P", "-t", "c", "-p", "0", "-K", ":")
+		return fmt.Sprint("u", i)
+	})
+	var in strings.Builder
 	cache := t.TempDir()
-	d = kafkaMount(t, addr, cache)
+	d := kafkaMount(t, addr, cache)
 	before := checkWindows(t, d, addr, "first mount")
 	if len(before) != 4 {
 		t.Fatalf("%d windows, want 4", len(before))
@@ -250,22 +262,15 @@ func atSlots(texts map[int]string, pos int64, n int) string {
 // now: the read notices the batches it fetches are not the ones a read
 // of the whole window met, and the window is rendered again in place.
 func TestKafkaRewriteSeenBySeekingRead(t *testing.T) {
-	c, addr, d := kcatMount(t)
-	d.sh("mkdir c && echo cleanup.policy=compact >> c/config")
-	d.stop()
 	// window 0: 50 keys over and over (compaction keeps its last 50
-	// records); window 1: unique keys. Records of 197 bytes put a
-	// position checkpoint every 64 KiB of a window's rendering.
-	var in strings.Builder
-	for i := 0; i < 6000; i++ {
-		key := fmt.Sprint("u", i)
+	// records); window 1: unique keys.
+	c, addr := compactedTopic(t, 6000, func(i int) string {
 		if i < kafkalog.WindowOffsets {
-			key = fmt.Sprint("k-", i%50)
+			return fmt.Sprint("k-", i%50)
 		}
-		fmt.Fprintf(&in, "%s:%05d %s\n", key, i, strings.Repeat(string(rune('a'+i%26)), 190))
-	}
-	kcat(t, addr, in.String(), "-P", "-t", "c", "-p", "0", "-K", ":")
-	d = kafkaMount(t, addr, "")
+		return fmt.Sprint("u", i)
+	})
+	d := kafkaMount(t, addr, "")
 	before := checkWindows(t, d, addr, "before compaction")
 	c.Compact()
 	time.Sleep(1100 * time.Millisecond) // past kafkalog's restCache
