@@ -138,6 +138,40 @@ func TestPeriodicSidecarSave(t *testing.T) {
 	}
 }
 
+// syncOrder is a log that records whether Sync came before each
+// SaveSidecar.
+type syncOrder struct {
+	*memlog.Log
+	synced      bool
+	saves, late int
+}
+
+func (s *syncOrder) Sync() error { s.synced = true; return s.Log.Sync() }
+
+func (s *syncOrder) SaveSidecar(name string, data []byte) error {
+	s.saves++
+	if !s.synced {
+		s.late++
+	}
+	s.synced = false
+	return s.Log.SaveSidecar(name, data)
+}
+
+// TestSaveSyncsFirst: the log is synced before each sidecar save, so
+// the durable sidecar never places records a power loss could drop.
+func TestSaveSyncsFirst(t *testing.T) {
+	l := &syncOrder{Log: filledLog(t, 300)}
+	ly := newLayout(l, logrus.NewEntry(logrus.New()))
+	syncLayout(t, ly)
+	ly.dirty = true
+	if err := ly.save(); err != nil {
+		t.Fatal(err)
+	}
+	if l.saves != 1 || l.late != 0 {
+		t.Fatalf("%d saves, %d of them before a Sync", l.saves, l.late)
+	}
+}
+
 // sharedSnapshots is a log that hands out its last snapshot again while
 // nothing changed, as partlog allows.
 type sharedSnapshots struct {

@@ -129,7 +129,10 @@ func (ly *layout) load() {
 	ly.lg.WithError(err).WithField("file", sidecarName).Warn("position sidecar unusable; recomputing positions")
 }
 
-// save writes the sidecar if anything changed since the last save.
+// save writes the sidecar if anything changed since the last save. The
+// log is synced first: the sidecar is durable, so the records it places
+// must be too, or a power loss could cut the log below them and records
+// appended after recovery would take positions the sidecar gives others.
 func (ly *layout) save() error {
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
@@ -143,6 +146,9 @@ func (ly *layout) save() error {
 	}
 	if _, err := ly.end(plainKind); err != nil {
 		return err
+	}
+	if err := ly.log.Sync(); err != nil && !errors.Is(err, partlog.ErrReadOnly) {
+		return fmt.Errorf("sync %s-%d before saving %s: %w", ly.log.Topic(), ly.log.Partition(), sidecarName, err)
 	}
 	if err := ly.log.SaveSidecar(sidecarName, encodeSidecar(ly.segs)); errors.Is(err, partlog.ErrReadOnly) {
 		ly.dirty = false // a partition the store never writes (a KRaft metadata log)
