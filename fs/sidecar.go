@@ -130,15 +130,24 @@ func (ly *layout) load() {
 }
 
 // save writes the sidecar if anything changed since the last save. The
-// log is synced first: the sidecar is durable, so the records it places
-// must be too, or a power loss could cut the log below them and records
-// appended after recovery would take positions the sidecar gives others.
+// log is synced first, before the layout's lock is taken (an fsync may
+// take long, and readers and writers need the lock): the sidecar is
+// durable, so the records it places must be too, or a power loss could
+// cut the log below them and records appended after recovery would take
+// positions the sidecar gives others. Records appended between the sync
+// and the snapshot are placed unsynced.
 func (ly *layout) save() error {
 	ly.mu.Lock()
-	defer ly.mu.Unlock()
-	if !ly.dirty {
+	dirty := ly.dirty
+	ly.mu.Unlock()
+	if !dirty {
 		return nil
 	}
+	if err := ly.log.Sync(); err != nil && !errors.Is(err, partlog.ErrReadOnly) {
+		return fmt.Errorf("sync %s-%d before saving %s: %w", ly.log.Topic(), ly.log.Partition(), sidecarName, err)
+	}
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
 	release, err := ly.sync()
 	release()
 	if err != nil {
@@ -146,9 +155,6 @@ func (ly *layout) save() error {
 	}
 	if _, err := ly.end(plainKind); err != nil {
 		return err
-	}
-	if err := ly.log.Sync(); err != nil && !errors.Is(err, partlog.ErrReadOnly) {
-		return fmt.Errorf("sync %s-%d before saving %s: %w", ly.log.Topic(), ly.log.Partition(), sidecarName, err)
 	}
 	if err := ly.log.SaveSidecar(sidecarName, encodeSidecar(ly.segs)); errors.Is(err, partlog.ErrReadOnly) {
 		ly.dirty = false // a partition the store never writes (a KRaft metadata log)
