@@ -50,11 +50,7 @@ type firsts struct {
 // add gives n its first rendering f, taking it from the oldest window
 // when too many hold one.
 func (fs *firsts) add(n *viewNode, f *firstChunk) {
-	n.mu.Lock()
-	old := n.first
-	n.first = f
-	n.mu.Unlock()
-	if old != nil {
+	if old := n.swapFirst(f); old != nil {
 		old.c.unref() // a name looked up again
 	}
 	fs.mu.Lock()
@@ -73,10 +69,7 @@ func (fs *firsts) add(n *viewNode, f *firstChunk) {
 // takeFirst returns the first bytes rendered at lookup (nil if none) when
 // an open whose end offset is limit may deliver them.
 func (n *viewNode) takeFirst(limit int64) *chunk {
-	n.mu.Lock()
-	f := n.first
-	n.first = nil
-	n.mu.Unlock()
+	f := n.swapFirst(nil)
 	if f == nil {
 		return nil
 	}
@@ -89,11 +82,17 @@ func (n *viewNode) takeFirst(limit int64) *chunk {
 
 // dropFirst lets go of an unopened first rendering.
 func (n *viewNode) dropFirst() {
-	n.mu.Lock()
-	f := n.first
-	n.first = nil
-	n.mu.Unlock()
-	if f != nil {
+	if f := n.swapFirst(nil); f != nil {
 		f.c.unref()
 	}
+}
+
+// swapFirst gives n the first rendering f (nil for none) and returns the
+// one it held.
+func (n *viewNode) swapFirst(f *firstChunk) *firstChunk {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	old := n.first
+	n.first = f
+	return old
 }

@@ -53,7 +53,7 @@ func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	}
 	v.lg = lg
 	ch := d.GetChild(name)
-	if old, ok := nodeOf(ch); !ok || !old.sameWindow(v) {
+	if old, ok := opsOf(ch).(*viewNode); !ok || !old.sameWindow(v) {
 		ch = d.NewInode(ctx, v, gofs.StableAttr{Mode: syscall.S_IFREG})
 	} else {
 		v = old
@@ -64,15 +64,6 @@ func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	fillEntry(ctx, ch, out)
 	volatile(out)
 	return ch, 0
-}
-
-// nodeOf returns the window node of inode ch, if it is one.
-func nodeOf(ch *gofs.Inode) (*viewNode, bool) {
-	if ch == nil {
-		return nil, false
-	}
-	v, ok := ch.Operations().(*viewNode)
-	return v, ok
 }
 
 // sameWindow reports that w is the window n is: the kernel asks again for
