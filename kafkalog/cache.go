@@ -78,14 +78,13 @@ func (l *Log) LoadSidecar(name string) ([]byte, error) {
 	}
 	path := l.sidecarName(name)
 	b, err := l.readCache(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrNotFound)
-	}
 	if err == nil {
 		b, err = unframeCache(l.topicID(), b)
 	}
 	if err != nil {
-		l.s.opt.Logger.WithError(err).WithField("file", path).Warn("cache file discarded")
+		if !errors.Is(err, os.ErrNotExist) {
+			l.s.opt.Logger.WithError(err).WithField("file", path).Warn("cache file discarded")
+		}
 		return nil, fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrNotFound)
 	}
 	return b, nil
