@@ -57,12 +57,10 @@ func (s *segment) offsetGuess(sp indexSpan, offset int64, whole bool) int64 {
 	switch {
 	case sp.next < 0 || offset > sp.nextOff:
 		return 0
-	case offset <= sp.off && !whole:
+	case offset <= sp.off && (!whole || hint > 0):
 		return sp.pos + tail
 	case hint <= 0:
 		return 0
-	case offset <= sp.off:
-		return sp.pos + tail
 	}
 	return evenPos(sp.pos, sp.next, sp.off, sp.nextOff, offset) + hint + tail
 }
