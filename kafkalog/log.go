@@ -116,8 +116,7 @@ func (l *Log) offsets() (int64, int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if ns != l.start || ne != l.end {
-		close(l.changed)
-		l.changed = make(chan struct{})
+		l.announce()
 	}
 	l.start, l.end, l.at = ns, max(ne, ns), time.Now()
 	return l.start, l.end

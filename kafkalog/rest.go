@@ -1,13 +1,10 @@
 package kafkalog
 
 import (
-	"encoding/binary"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/partfs/partfs/record"
 )
 
 // A fetch answer holds whole batches, and a producer's batch often spans
@@ -37,15 +34,17 @@ type restEntry struct {
 	t      time.Time
 }
 
-// put keeps the batches of p from byte pos on, with the aborted
-// transactions txns, as the answer to a fetch at lo..hi (from where the
-// Read had reached to the last offset of the first batch kept).
+// put keeps the batches of p from byte pos on (where a batch the Read
+// scanned whole begins, so the rest starts with a whole batch, as a fetch
+// answer does), with the aborted transactions txns, as the answer to a
+// fetch at lo..hi (from where the Read had reached to the last offset of
+// the first batch kept).
 func (c *restCache) put(l *Log, lo, hi int64, p *kmsg.FetchResponseTopicPartition, pos int, txns []kmsg.FetchResponseTopicPartitionAbortedTransaction, broker string) {
+	if lo > hi {
+		return
+	}
 	rest := *p
 	rest.RecordBatches = p.RecordBatches[pos:]
-	if !wholeBatch(rest.RecordBatches) || lo > hi {
-		return // a fetch answers with one whole batch at least; so must the rest
-	}
 	rest.AbortedTransactions = append([]kmsg.FetchResponseTopicPartitionAbortedTransaction(nil), txns...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -53,16 +52,6 @@ func (c *restCache) put(l *Log, lo, hi int64, p *kmsg.FetchResponseTopicPartitio
 		c.entries = append(c.entries[:0], c.entries[1:]...)
 	}
 	c.entries = append(c.entries, restEntry{l: l, lo: lo, hi: hi, p: &rest, broker: broker, t: time.Now()})
-}
-
-// wholeBatch reports whether b begins with a whole batch, by its length
-// field (the batch itself is checked when it is read).
-func wholeBatch(b []byte) bool {
-	if len(b) < record.LogOverhead {
-		return false
-	}
-	n := int64(int32(binary.BigEndian.Uint32(b[8:])))
-	return n > 0 && record.LogOverhead+n <= int64(len(b))
 }
 
 // take returns, once, the batches kept for a fetch of l at offset at.
