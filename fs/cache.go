@@ -1,7 +1,6 @@
 package fs
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -165,17 +164,13 @@ func (n *viewNode) gapless() bool {
 		return false
 	}
 	ly := n.p.ly
+	ok := false
 	err := ly.withSync(func() error {
 		if _, err := ly.end(n.k); err != nil {
 			return err
 		}
-		if !ly.gapless(n.k) || n.p.log.StartOffset() > ly.segs[0].base {
-			return errGap
-		}
+		ok = ly.gapless(n.k) && n.p.log.StartOffset() <= ly.segs[0].base
 		return nil
 	})
-	return err == nil
+	return err == nil && ok
 }
-
-// errGap is gapless's answer for a stream with a gap.
-var errGap = errors.New("a gap in the stream")
