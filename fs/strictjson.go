@@ -11,6 +11,9 @@ import (
 // (encoding/json alone would take "Value" or "VALUE" for "value").
 var inputFields = []string{"offset", "timestamp", "key", "value", "key_b64", "value_b64", "headers"}
 
+// headerValueFields are those of an object given as a header value.
+var headerValueFields = []string{"b64"}
+
 // checkStrictJSON refuses what encoding/json would accept by changing it:
 // invalid UTF-8 and unpaired UTF-16 surrogate escapes ("\ud800"), both of
 // which it turns into U+FFFD; field names that are not exactly those of a
@@ -87,7 +90,7 @@ func endsLiteral(c byte) bool {
 func (s *strictScan) object(depth int) error {
 	allowed := inputFields
 	if depth > 0 {
-		allowed = []string{"b64"}
+		allowed = headerValueFields
 	}
 	var seen []string
 	s.i++
