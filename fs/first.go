@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"slices"
 	"sort"
 	"sync"
 
@@ -54,6 +55,10 @@ func (fs *firsts) add(n *viewNode, f *firstChunk) {
 		old.c.unref() // a name looked up again
 	}
 	fs.mu.Lock()
+	if i := slices.Index(fs.nodes, n); i >= 0 {
+		// a name looked up again moves to the back, held once
+		fs.nodes = slices.Delete(fs.nodes, i, i+1)
+	}
 	fs.nodes = append(fs.nodes, n)
 	var oldest *viewNode
 	if len(fs.nodes) > maxFirsts {

@@ -222,3 +222,32 @@ func TestSyncOfTheSameSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstsHoldANodeOnce: a window looked up again moves to the back of
+// the partition's first renderings, held once, so the windows looked up
+// after it do not evict its fresh rendering through its older entry.
+func TestFirstsHoldANodeOnce(t *testing.T) {
+	chunkOf := func() *firstChunk {
+		b := make([]byte, 1)
+		c := &chunk{buf: &b}
+		c.refs.Store(1)
+		return &firstChunk{c: c}
+	}
+	var fs firsts
+	nodes := make([]*viewNode, maxFirsts)
+	for i := range nodes {
+		nodes[i] = &viewNode{}
+		fs.add(nodes[i], chunkOf())
+	}
+	fs.add(nodes[0], chunkOf()) // looked up again
+	fs.add(&viewNode{}, chunkOf())
+	if nodes[0].first == nil {
+		t.Error("the window looked up again lost its first rendering")
+	}
+	if nodes[1].first != nil {
+		t.Error("the oldest other window kept its first rendering past the bound")
+	}
+	if len(fs.nodes) != maxFirsts {
+		t.Errorf("%d windows held, want %d", len(fs.nodes), maxFirsts)
+	}
+}
