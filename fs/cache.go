@@ -62,6 +62,8 @@ type viewCache struct {
 	used     bool  // the kernel may hold pages
 	low      int64 // lowest end of a short read since the last drop (MaxInt64: none)
 	notified int64 // the size at the last drop from low
+	reading  int   // cached reads running
+	readLow  int64 // lowest position of the reads running, if any
 }
 
 // openFlags returns the open flags of a view's open, whether the open
@@ -114,24 +116,44 @@ func (c *viewCache) closed() {
 	c.mu.Unlock()
 }
 
-// shortRead notes that a cached read ended at end before the page did.
-func (c *viewCache) shortRead(end int64) {
+// readStarted notes a cached read at off, running until readDone: it may
+// end short anywhere from off on, unknown to grown until it is done.
+func (c *viewCache) readStarted(off int64) {
 	c.mu.Lock()
-	c.low = min(c.low, end)
+	if c.reading == 0 || off < c.readLow {
+		c.readLow = off
+	}
+	c.reading++
+	c.mu.Unlock()
+}
+
+// readDone ends a cached read; end is where it ended before its request
+// did, or -1 if it did not.
+func (c *viewCache) readDone(end int64) {
+	c.mu.Lock()
+	if end >= 0 {
+		c.low = min(c.low, end)
+	}
+	c.reading--
 	c.mu.Unlock()
 }
 
 // grown drops the pages from the lowest short read's page on when size,
-// about to be reported to the kernel, exceeds it. Call it after open
-// handles read up to size (viewNode.seen): a read the kernel has sent by
-// then is waited for and dropped, a later one reads the new bytes.
+// about to be reported to the kernel, exceeds it; a read still running
+// counts as short from its position. Call it after open handles read up
+// to size (viewNode.seen): a read the kernel has sent by then is waited
+// for and dropped, a later one reads the new bytes.
 func (c *viewCache) grown(ino *gofs.Inode, size int64) {
 	c.mu.Lock()
-	if !c.used || size <= c.notified || c.low >= size {
+	low := c.low
+	if c.reading > 0 {
+		low = min(low, c.readLow)
+	}
+	if !c.used || size <= c.notified || low >= size {
 		c.mu.Unlock()
 		return
 	}
-	from := c.low &^ pageMask
+	from := low &^ pageMask
 	c.notified = size
 	if c.opens == 0 {
 		c.low = math.MaxInt64 // no cached read in flight

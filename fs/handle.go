@@ -65,10 +65,13 @@ func (h *viewHandle) refresh() {
 func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.ReadResult, errno syscall.Errno) {
 	n := h.n
 	if h.cached {
+		n.cache.readStarted(off)
 		defer func() {
+			end := int64(-1)
 			if errno == 0 && rr.Size() < len(dest) {
-				n.cache.shortRead(off + int64(rr.Size()))
+				end = off + int64(rr.Size())
 			}
+			n.cache.readDone(end)
 		}()
 	}
 	lg := n.lg.WithField("pos", off)
@@ -77,6 +80,10 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.refresh()
+	caughtUp := false
+	if h.cached && off >= h.size {
+		caughtUp = h.catchUp()
+	}
 	if off != h.nextPos {
 		h.dropAhead()
 		if off >= h.size {
@@ -109,6 +116,12 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 			}
 		}
 		if res.take(h.ahead, len(dest)-res.size) == 0 {
+			if h.cached && !caughtUp {
+				caughtUp = true
+				if h.catchUp() {
+					continue
+				}
+			}
 			break // the end of the file
 		}
 	}
@@ -118,6 +131,22 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 		return fuse.ReadResultData(nil), 0
 	}
 	return res, 0
+}
+
+// catchUp raises the handle's end to the log's end now, and reports
+// whether it grew. A cached open needs it where a read would end short:
+// the kernel's st_size grows with each append through it, without a stat,
+// and it fills what a read leaves of a page within that size with zeros
+// (or, with no change since the request, shrinks its st_size to the
+// read's end, where its next append through the cache writes over bytes
+// the log holds). REQUIRES: mu held.
+func (h *viewHandle) catchUp() bool {
+	size, limit, err := h.n.size()
+	if err != nil || limit <= h.limit {
+		return false
+	}
+	h.size, h.limit = max(h.size, size), limit
+	return true
 }
 
 // Read-ahead sizes: a sequential reader gets renderings of growing size

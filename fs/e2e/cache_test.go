@@ -111,16 +111,19 @@ func TestCachedReaderSeesAppends(t *testing.T) {
 	}
 	for i := 1001; i <= 1040; i++ {
 		line := fmt.Sprintf("%d\n", i)
-		if i%2 == 0 {
+		throughMount := i%2 == 0
+		if throughMount {
 			e.Sh("printf '" + line + "' >> t/0/log")
 		} else if _, err := l.Append([]record.Record{{Value: []byte(fmt.Sprint(i))}}); err != nil {
 			t.Fatal(err)
 		}
-		// Without a stat the reader may see the end it knew; with
-		// one, the new line. Never anything else.
+		// An append through the mount moves the kernel's size at once:
+		// the reader gets the new line (not the end it knew, which
+		// would shrink the kernel's size). Another append shows after
+		// a stat. Never anything else.
 		more, err := io.ReadAll(f)
-		if err != nil || !strings.HasPrefix(line, string(more)) {
-			t.Fatalf("after appending %q the reader got %q, %v", line, more, err)
+		if err != nil || !strings.HasPrefix(line, string(more)) || throughMount && string(more) != line {
+			t.Fatalf("after appending %q (through the mount: %v) the reader got %q, %v", line, throughMount, more, err)
 		}
 		if _, err := f.Stat(); err != nil {
 			t.Fatal(err)
@@ -135,6 +138,44 @@ func TestCachedReaderSeesAppends(t *testing.T) {
 	}
 	if all := e.Sh("cat t/0/log"); all != seqLines(1, 1040) {
 		t.Fatalf("cat: %d bytes, want %d", len(all), len(seqLines(1, 1040)))
+	}
+}
+
+// TestCachedReaderBehindKernelSize: a cached reader that has read to the
+// end, then reads within the size appends through the mount gave the
+// kernel (no stat since, so the kernel asks the daemon for those pages
+// directly), gets all it asked for: the bytes appended, not a short read
+// and not zeros.
+func TestCachedReaderBehindKernelSize(t *testing.T) {
+	e := newEnv(t, mountOpt{})
+	e.Sh("mkdir t && seq 1 1000 >> t/0/log")
+	f, err := os.Open(e.Path("t/0/log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old, err := io.ReadAll(f)
+	if err != nil || string(old) != seqLines(1, 1000) {
+		t.Fatalf("read %d bytes, %v", len(old), err)
+	}
+	w, err := os.OpenFile(e.Path("t/0/log"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var added []byte
+	for i := 0; i < 3; i++ {
+		line := []byte(strings.Repeat(fmt.Sprint(i), 1999) + "\n")
+		if _, err := w.Write(line); err != nil {
+			t.Fatal(err)
+		}
+		added = append(added, line...)
+	}
+	got := make([]byte, 3000)
+	n, err := f.ReadAt(got, int64(len(old)))
+	if n != len(got) || !bytes.Equal(got, added[:len(got)]) {
+		t.Fatalf("read %d bytes at the old end (%v), want %d; first bytes %.40q, want %.40q",
+			n, err, len(got), got[:n], added)
 	}
 }
 
