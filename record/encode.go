@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -78,6 +79,9 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 		dst, maxTs, err = appendRecordsDefault(dst, recs, baseTs, opt.DefaultTimestampMs, deltas)
 	} else {
 		e.raw, maxTs, err = appendRecordsDefault(e.raw[:0], recs, baseTs, opt.DefaultTimestampMs, deltas)
+		if opt.Codec == LZ4 {
+			e.raw = slices.Grow(e.raw, lz4Window) // compressed in place
+		}
 		if err == nil {
 			dst, err = e.cmp.compress(dst, e.raw, opt.Codec)
 		}
