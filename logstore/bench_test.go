@@ -2,7 +2,6 @@ package logstore
 
 import (
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math/rand"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/partfs/partfs/index"
+	"github.com/partfs/partfs/internal/crc32c"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
@@ -249,7 +249,7 @@ func BenchmarkSequentialRead(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	buf := make([]byte, 1<<20)
-	crc := func(p []byte) { crc32.Update(0, castagnoli, p) }
+	crc := func(p []byte) { crc32c.Checksum(p) }
 	var plain, checked, scanned []float64
 	var ours time.Duration
 	b.ResetTimer()
@@ -294,8 +294,6 @@ func scanOnly(b *testing.B, l *Log, segs []partlog.Segment) time.Duration {
 	}
 	return time.Since(start)
 }
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // plainPread reads the segment files of segs whole with pread into buf,
 // passing each read to check unless it is nil, and returns the time it
