@@ -4,12 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"slices"
-)
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+	"github.com/partfs/partfs/internal/crc32c"
+)
 
 // BatchOptions tune one encoded V2 batch.
 type BatchOptions struct {
@@ -198,7 +197,7 @@ func writeHeader(b []byte, baseOffset int64, n int, lastDelta int32, baseTs, max
 	be.PutUint16(b[51:], uint16(epoch))
 	be.PutUint32(b[53:], uint32(seq))
 	be.PutUint32(b[57:], uint32(n))
-	be.PutUint32(b[17:], crc32.Checksum(b[21:], castagnoli))
+	be.PutUint32(b[17:], crc32c.Checksum(b[21:]))
 }
 
 func attributes(opt *BatchOptions) int16 {
