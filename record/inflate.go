@@ -22,28 +22,55 @@ const (
 	litBits   = 10 // primary table bits, literal/length code
 	distBits  = 8  // primary table bits, distance code
 	clenBits  = 7  // the code length code (lengths of at most 7)
-	huffSub   = 1 << 31
-	badLit    = 511 << 4 // an entry no code reaches: symbol 511, no bits
-	badDist   = 31 << 4
 	maxCodeLn = 15
 )
 
 // A Huffman table: 1<<bits primary entries, then the subtables. An entry
-// is symbol<<4 | bits to consume, or huffSub | subtable start<<4 | its
-// index bits (the code's bits after the primary ones).
+// is a leaf, a kind flag | value<<8 | extra bits<<4 | code bits to take
+// (the bits after the primary ones, in a subtable), or huffSub | subtable
+// start<<8 | its index bits; 0 is no code.
 type (
 	litTable  [1<<litBits + 288<<(maxCodeLn-litBits)]uint32
 	distTable [1<<distBits + 32<<(maxCodeLn-distBits)]uint32
 )
 
-// Length and distance symbols' base values and extra bits (RFC 1951 3.2.5).
-var (
-	lenBase   = [29]uint16{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
-	lenExtra  = [29]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
-	distBase  = [30]uint16{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
-	distExtra = [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
-	clenOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+// Entry kinds: a literal byte or code length symbol, a length or distance
+// base, the end of the block.
+const (
+	huffSub = 1 << 31
+	huffLit = 1 << 30
+	huffLen = 1 << 29
+	huffEnd = 1 << 28
 )
+
+// The leaves' values by symbol, code bits not included: literal/length
+// (RFC 1951 3.2.5; 286-287 are no symbols), distance (30-31 none), code
+// length.
+var litLeaves, distLeaves, clenLeaves = func() (lit [288]uint32, dist [32]uint32, clen [19]uint32) {
+	lenBase := [29]uint32{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
+	for i := range 256 {
+		lit[i] = huffLit | uint32(i)<<8
+	}
+	lit[256] = huffEnd
+	for i, b := range lenBase {
+		x := uint32(max(i-4, 0) / 4)
+		if i == 28 {
+			x = 0
+		}
+		lit[257+i] = huffLen | b<<8 | x<<4
+	}
+	for i, b := 0, uint32(1); i < 30; i++ {
+		x := uint32(max(i-2, 0) / 2)
+		dist[i] = huffLen | b<<8 | x<<4
+		b += 1 << x
+	}
+	for i := range clen {
+		clen[i] = huffLit | uint32(i)<<8
+	}
+	return
+}()
+
+var clenOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 
 // fixedTables are the tables of the fixed Huffman codes (block type 1).
 var fixedTables = sync.OnceValue(func() *inflater {
@@ -64,9 +91,9 @@ var fixedTables = sync.OnceValue(func() *inflater {
 		}
 	}
 	// Literal/length symbols 286-287 and distances 30-31 have codes
-	// here and decode as invalid.
-	buildHuffman(f.lit[:], lens[:288], litBits, badLit, true)
-	buildHuffman(f.dist[:], lens[288:], distBits, badDist, true)
+	// here and decode as no code.
+	buildHuffman(f.lit[:], lens[:288], litBits, litLeaves[:], true)
+	buildHuffman(f.dist[:], lens[288:], distBits, distLeaves[:], true)
 	return f
 })
 
@@ -117,17 +144,15 @@ func (r *bitReader) bits(n uint) uint32 {
 func (r *bitReader) overrun() bool { return r.p*8-int(r.nb) > len(r.in)*8 }
 
 // buildHuffman fills t from the code lengths of symbols 0..len(lens)-1,
-// entries no code reaches with bad. It refuses (false) over-subscribed
-// codes and, if strict, codes that leave part of the code space unused,
-// one code of length 1 excepted.
-func buildHuffman(t []uint32, lens []uint8, bits uint, bad uint32, strict bool) bool {
+// each symbol's leaf from leaves. It refuses (false) over-subscribed codes
+// and, if strict, codes that leave part of the code space unused, one code
+// of length 1 excepted.
+func buildHuffman(t []uint32, lens []uint8, bits uint, leaves []uint32, strict bool) bool {
 	var count, next [maxCodeLn + 1]uint32
 	maxLen := uint(0)
 	for _, l := range lens {
 		count[l]++
-		if uint(l) > maxLen {
-			maxLen = uint(l)
-		}
+		maxLen = max(maxLen, uint(l))
 	}
 	count[0] = 0
 	left := 1
@@ -144,13 +169,8 @@ func buildHuffman(t []uint32, lens []uint8, bits uint, bad uint32, strict bool) 
 		next[l] = (next[l-1] + count[l-1]) << 1
 	}
 	primary := uint32(1) << bits
-	for i := range t[:primary] {
-		t[i] = bad
-	}
-	subBits := uint(0)
-	if maxLen > bits {
-		subBits = maxLen - bits
-	}
+	clear(t[:primary])
+	subBits := uint32(max(maxLen, bits) - bits)
 	free := primary
 	for sym, l := range lens {
 		if l == 0 {
@@ -160,27 +180,41 @@ func buildHuffman(t []uint32, lens []uint8, bits uint, bad uint32, strict bool) 
 		next[l]++
 		if uint(l) <= bits {
 			for i := code; i < primary; i += 1 << l {
-				t[i] = uint32(sym)<<4 | uint32(l)
+				t[i] = leaves[sym] | uint32(l)
 			}
 			continue
 		}
 		pre := code & (primary - 1)
 		if t[pre]&huffSub == 0 {
-			if int(free)+1<<subBits > len(t) {
+			if int(free+1<<subBits) > len(t) {
 				return false
 			}
-			t[pre] = huffSub | free<<4 | uint32(subBits)
-			for i := free; i < free+1<<subBits; i++ {
-				t[i] = bad
-			}
+			t[pre] = huffSub | free<<8 | subBits
+			clear(t[free : free+1<<subBits])
 			free += 1 << subBits
 		}
-		start, rest := t[pre]>>4&0xffff, uint(l)-bits
+		start, rest := t[pre]>>8&0xffff, uint32(l)-uint32(bits)
 		for i := code >> bits; i < 1<<subBits; i += 1 << rest {
-			t[start+i] = uint32(sym)<<4 | uint32(rest)
+			t[start+i] = leaves[sym] | rest
 		}
 	}
 	return true
+}
+
+// subEntry is the entry in t's subtable that e points to for the code's
+// bits after the primary ones, at the bottom of bb.
+func subEntry(t []uint32, e uint32, bb uint64) uint32 {
+	if i := int(e>>8&0xffff + uint32(bb)&(1<<(e&15)-1)); i < len(t) {
+		return t[i]
+	}
+	return 0
+}
+
+// leafValue is a length or distance leaf's base plus its extra bits, which
+// follow the code bits in bb, and the bits the two take.
+func leafValue(e uint32, bb uint64) (int, uint) {
+	cl, x := uint(e&15), uint(e>>4&15)
+	return int(e>>8&0xffff) + int(bb>>cl&(1<<x-1)), cl + x
 }
 
 func reverseBits(c uint32, n uint) uint32 {
@@ -292,7 +326,7 @@ func (f *inflater) readTables(r *bitReader) bool {
 		}
 		lens[clenOrder[i]] = uint8(r.bits(3))
 	}
-	if !buildHuffman(f.clen[:], lens[:19], clenBits, 19<<4, true) {
+	if !buildHuffman(f.clen[:], lens[:19], clenBits, clenLeaves[:], true) {
 		return false
 	}
 	lens = [286 + 30]uint8{}
@@ -301,8 +335,11 @@ func (f *inflater) readTables(r *bitReader) bool {
 			return false
 		}
 		e := f.clen[r.bb&(1<<clenBits-1)]
+		if e&huffLit == 0 {
+			return false
+		}
 		r.bits(uint(e & 15))
-		sym, rep, val := e>>4, 0, uint8(0)
+		sym, rep, val := e>>8&0xff, 0, uint8(0)
 		switch {
 		case sym < 16:
 			lens[i] = uint8(sym)
@@ -331,8 +368,8 @@ func (f *inflater) readTables(r *bitReader) bool {
 	if lens[256] == 0 {
 		return false
 	}
-	return buildHuffman(f.lit[:], lens[:nlit], litBits, badLit, true) &&
-		buildHuffman(f.dist[:], lens[nlit:nlit+ndist], distBits, badDist, true)
+	return buildHuffman(f.lit[:], lens[:nlit], litBits, litLeaves[:], true) &&
+		buildHuffman(f.dist[:], lens[nlit:nlit+ndist], distBits, distLeaves[:], true)
 }
 
 // codes decodes one block's symbols up to its end code. The bit buffer
@@ -357,51 +394,39 @@ func (f *inflater) codes(buf []byte, o int, r *bitReader, limit int) ([]byte, in
 		}
 		e := f.lit[bb&(1<<litBits-1)]
 		if e&huffSub != 0 {
-			bb >>= litBits
-			nb -= litBits
-			e = f.lit[(e>>4&0xffff+uint32(bb)&(1<<(e&15)-1))%uint32(len(f.lit))]
+			e = subEntry(f.lit[:], e, bb>>litBits)
+			bb, nb = bb>>litBits, nb-litBits
 		}
-		bb >>= e & 15
-		nb -= uint(e & 15)
-		sym := e >> 4
-		if sym < 256 {
+		if e&huffLit != 0 {
+			bb, nb = bb>>(e&15), nb-uint(e&15)
 			if o >= len(buf) {
 				if buf, ok = room(buf, o, 1, limit); !ok {
 					break
 				}
 			}
-			buf[o] = byte(sym)
+			buf[o] = byte(e >> 8)
 			o++
 			continue
 		}
-		if sym == 256 {
-			r.bb, r.nb, r.p = bb, nb, p
-			return buf, o, true
-		}
-		sym -= 257
-		if sym >= uint32(len(lenBase)) {
+		if e&huffLen == 0 {
+			if e&huffEnd != 0 {
+				r.bb, r.nb, r.p = bb>>(e&15), nb-uint(e&15), p
+				return buf, o, true
+			}
 			break
 		}
-		x := uint(lenExtra[sym])
-		n := int(lenBase[sym]) + int(bb&(1<<x-1))
-		bb >>= x
-		nb -= x
+		n, used := leafValue(e, bb)
+		bb, nb = bb>>used, nb-used
 		e = f.dist[bb&(1<<distBits-1)]
 		if e&huffSub != 0 {
-			bb >>= distBits
-			nb -= distBits
-			e = f.dist[(e>>4&0xffff+uint32(bb)&(1<<(e&15)-1))%uint32(len(f.dist))]
+			bb, nb = bb>>distBits, nb-distBits
+			e = subEntry(f.dist[:], e, bb)
 		}
-		bb >>= e & 15
-		nb -= uint(e & 15)
-		ds := e >> 4
-		if ds >= uint32(len(distBase)) {
+		if e&huffLen == 0 {
 			break
 		}
-		x = uint(distExtra[ds])
-		d := int(distBase[ds]) + int(bb&(1<<x-1))
-		bb >>= x
-		nb -= x
+		d, used := leafValue(e, bb)
+		bb, nb = bb>>used, nb-used
 		if d > o {
 			break
 		}
