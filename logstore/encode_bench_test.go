@@ -35,7 +35,7 @@ func benchAppendMiB(b *testing.B, codec string, lines bool) {
 		}
 		_, err := l.Append(rs)
 		return err
-	})
+	}, nil)
 }
 
 // BenchmarkPlanBatches measures the size plan of a 1 MiB write of 100-byte

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,20 +28,28 @@ func logLines(n int) []Record {
 
 // alternate runs each of fns once, then b.N rounds calling each in turn,
 // timing every call, so machine noise hits all of them alike; it returns
-// each one's total time.
+// each one's median call time times b.N (medians, so that a call another
+// process's burst or a collection stalled counts as one round, not as its
+// length).
 func alternate(b *testing.B, fns ...func()) []time.Duration {
 	for _, fn := range fns {
 		fn()
 	}
 	runtime.GC()
-	total := make([]time.Duration, len(fns))
+	calls := make([][]time.Duration, len(fns))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for j, fn := range fns {
 			t0 := time.Now()
 			fn()
-			total[j] += time.Since(t0)
+			calls[j] = append(calls[j], time.Since(t0))
 		}
+	}
+	b.StopTimer()
+	total := make([]time.Duration, len(fns))
+	for j, c := range calls {
+		slices.Sort(c)
+		total[j] = c[len(c)/2] * time.Duration(b.N)
 	}
 	return total
 }

@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
-)
+	"slices"
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+	"github.com/partfs/partfs/internal/crc32c"
+)
 
 // BatchOptions tune one encoded V2 batch.
 type BatchOptions struct {
@@ -78,6 +78,9 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 		dst, maxTs, err = appendRecordsDefault(dst, recs, baseTs, opt.DefaultTimestampMs, deltas)
 	} else {
 		e.raw, maxTs, err = appendRecordsDefault(e.raw[:0], recs, baseTs, opt.DefaultTimestampMs, deltas)
+		if opt.Codec == LZ4 {
+			e.raw = slices.Grow(e.raw, lz4Window) // compressed in place
+		}
 		if err == nil {
 			dst, err = e.cmp.compress(dst, e.raw, opt.Codec)
 		}
@@ -194,7 +197,7 @@ func writeHeader(b []byte, baseOffset int64, n int, lastDelta int32, baseTs, max
 	be.PutUint16(b[51:], uint16(epoch))
 	be.PutUint32(b[53:], uint32(seq))
 	be.PutUint32(b[57:], uint32(n))
-	be.PutUint32(b[17:], crc32.Checksum(b[21:], castagnoli))
+	be.PutUint32(b[17:], crc32c.Checksum(b[21:]))
 }
 
 func attributes(opt *BatchOptions) int16 {

@@ -2,6 +2,7 @@ package record
 
 import (
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,3 +114,6 @@ func TestFixturesNegative(t *testing.T) {
 		})
 	}
 }
+
+// castagnoli is hash/crc32's table, the tests' own CRC-32C.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)

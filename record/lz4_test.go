@@ -119,3 +119,99 @@ func TestDecompressBound(t *testing.T) {
 		}
 	}
 }
+
+// lz4BlockInputs are block inputs around the compressor's edges: empty,
+// shorter than the last-literals and match-start limits, runs longer than
+// one length byte, incompressible bytes, and a whole 64 KiB block.
+func lz4BlockInputs() [][]byte {
+	rnd := make([]byte, lz4MaxInput)
+	for i, x := 0, uint32(1); i < len(rnd); i++ {
+		x = x*1664525 + 1013904223
+		rnd[i] = byte(x >> 24)
+	}
+	in := [][]byte{nil, {1}, []byte("abcdabcdabcd"), []byte("abcdabcdabcda"), bytes.Repeat([]byte{7}, 13),
+		bytes.Repeat([]byte{0}, 600), append(rnd[:300:300], bytes.Repeat([]byte("xy"), 400)...), rnd,
+		bytes.Repeat([]byte("partfs lz4 block test line\n"), 2500)[:lz4MaxInput]}
+	for n := 0; n <= 40; n++ {
+		in = append(in, bytes.Repeat([]byte("ab"), n)[:n], rnd[:n])
+	}
+	return in
+}
+
+// checkLZ4Block compresses src in place (src's capacity extended) and
+// through a copy; both must write the same block, which pierrec/lz4's
+// decoder decodes to src, and the Kafka LZ4 frame of src decodes to src.
+func checkLZ4Block(t *testing.T, src []byte) {
+	t.Helper()
+	var tab lz4Table
+	var scratch [lz4Window]byte
+	wide := append(make([]byte, 0, len(src)+lz4Window), src...)
+	a := make([]byte, lz4BlockBound(len(src)))
+	b := make([]byte, len(a))
+	na := tab.compressBlock(a, wide, &scratch)
+	nb := tab.compressBlock(b, src[:len(src):len(src)], &scratch)
+	if !bytes.Equal(a[:na], b[:nb]) {
+		t.Fatalf("%d bytes: in place and through a copy wrote different blocks", len(src))
+	}
+	out := make([]byte, len(src)+1)
+	if n, err := lz4.UncompressBlock(a[:na], out); err != nil || !bytes.Equal(out[:n], src) {
+		t.Fatalf("%d bytes: pierrec/lz4 decodes %d bytes, %v", len(src), n, err)
+	}
+	var c compressors
+	frame, err := c.kafkaLZ4(nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := unKafkaLZ4(nil, frame, 2, lz4MaxInput); err != nil || !bytes.Equal(got, src) {
+		t.Fatalf("%d bytes: the Kafka frame decodes %d bytes, %v", len(src), len(got), err)
+	}
+}
+
+// TestLZ4BlockRoundTrip: blocks of the edge inputs decode to their input,
+// whether read in place or through a copy.
+func TestLZ4BlockRoundTrip(t *testing.T) {
+	for _, src := range lz4BlockInputs() {
+		if len(src) > 0 { // the frame writer never writes an empty block
+			checkLZ4Block(t, src)
+		}
+	}
+}
+
+// TestLZ4BlockRatio: on the benchmarks' log lines the block compressor
+// writes no more than pierrec/lz4's fast compressor, so its speed is not
+// bought with a worse ratio.
+func TestLZ4BlockRatio(t *testing.T) {
+	recs := logLines(1000)
+	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
+	var tab lz4Table
+	var scratch [lz4Window]byte
+	var pc lz4.Compressor
+	ours, theirs := 0, 0
+	for p := area; len(p) > 0; p = p[min(len(p), lz4BlockSize):] {
+		chunk := p[:min(len(p), lz4BlockSize)]
+		dst := make([]byte, lz4BlockBound(len(chunk)))
+		ours += tab.compressBlock(dst, chunk, &scratch)
+		n, err := pc.CompressBlock(chunk, dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs += n
+	}
+	if ours > theirs {
+		t.Errorf("%d bytes compressed to %d, pierrec/lz4 %d", len(area), ours, theirs)
+	}
+	t.Logf("%d bytes compressed to %d, pierrec/lz4 %d", len(area), ours, theirs)
+}
+
+// FuzzLZ4Block: any block input round-trips, in place and through a copy.
+func FuzzLZ4Block(f *testing.F) {
+	for _, src := range lz4BlockInputs() {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) == 0 || len(src) > lz4MaxInput {
+			return
+		}
+		checkLZ4Block(t, src)
+	})
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+
+	"github.com/partfs/partfs/internal/crc32c"
 )
 
 // Batch is one batch (V2) or message/wrapper (V0/V1) as found by a Scanner.
@@ -138,7 +140,7 @@ func (s *Scanner) nextBatch() error {
 func CheckCRC(h *BatchHeader, raw []byte, file string, pos int64) error {
 	var got uint32
 	if h.Magic >= 2 {
-		got = crc32.Checksum(raw[21:], castagnoli)
+		got = crc32c.Checksum(raw[21:])
 	} else {
 		got = crc32.ChecksumIEEE(raw[16:])
 	}

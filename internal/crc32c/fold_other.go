@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package crc32c
+
+const useFold = false
+
+func fold(crc uint32, p []byte, keys *[6]uint64) uint32 {
+	panic("crc32c: no folding on this architecture")
+}
