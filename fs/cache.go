@@ -47,6 +47,15 @@ var pageMask = int64(os.Getpagesize()) - 1
 // the pages they have, as a reader does with what was rendered ahead for
 // it.
 //
+// One open at a time reads through the cache (a re-read after a read is
+// served from it); an open made while another one does reads with direct
+// I/O. Two cached readers let the kernel act on the pages of one while it
+// answers the other: a page one has in hand is copied out after the other
+// raised the size past its zeros (seen under concurrent readers and
+// appends, which then read zeros). No open reads through the cache either
+// while a write may have put the kernel's size past the file's end
+// (sizeAhead).
+//
 // The mount controls the kernel's data cache explicitly (go-fuse
 // ExplicitDataCacheControl): a larger st_size does not drop the cache, so
 // growing files keep their pages. What the kernel holds beyond the old end
@@ -56,14 +65,17 @@ var pageMask = int64(os.Getpagesize()) - 1
 // kernel (which moves its st_size itself) drops the pages from there on,
 // after the new bytes are readable.
 type viewCache struct {
-	mu       sync.Mutex
-	off      bool  // a gap was seen: never cached again
-	opens    int   // cached opens not yet released
-	used     bool  // the kernel may hold pages
-	low      int64 // lowest end of a short read since the last drop (MaxInt64: none)
-	notified int64 // the size at the last drop from low
-	reading  int   // cached reads running
-	readLow  int64 // lowest position of the reads running, if any
+	mu      sync.Mutex
+	off     bool  // a gap was seen: never cached again
+	opens   int   // cached opens not yet released
+	used    bool  // the kernel may hold pages
+	low     int64 // lowest end of a short read since the last drop began (MaxInt64: none)
+	clean   int64 // the size of the last drop that finished: no page below it holds zeros
+	reading int   // cached reads running
+	readLow int64 // lowest position of the reads running, if any
+	ahead   int   // write handles that may have put the kernel's size past the file's (sizeAhead)
+
+	dropping sync.Mutex // held by grown during a drop
 }
 
 // openFlags returns the open flags of a view's open, whether the open
@@ -79,17 +91,33 @@ func (c *viewCache) openFlags(candidate bool, gapless func() bool) (flags uint32
 	if candidate && !c.off && !gapless() {
 		c.off = true
 	}
-	if !candidate || c.off {
+	if !candidate || c.off || c.opens > 0 || c.ahead > 0 {
 		if c.off && c.opens == 0 {
 			drop, c.used = c.used, false
 		}
 		return fuse.FOPEN_DIRECT_IO | fuse.FOPEN_KEEP_CACHE, false, drop
 	}
 	if !c.used {
-		c.used, c.low, c.notified = true, math.MaxInt64, 0
+		c.used, c.low, c.clean = true, math.MaxInt64, 0
 	}
 	c.opens++
 	return fuse.FOPEN_KEEP_CACHE, true, false
+}
+
+// sizeAhead counts a write handle in (on) or out of ahead: its writes
+// may have put the kernel's st_size past the end of the view (the kernel
+// adds what each write returns; a held partial line and a log.jsonl line
+// rendered shorter than written are not in the file). A read of a page
+// cached there would end short inside the kernel's size, which the kernel
+// fills with zeros; so no open reads through the cache meanwhile.
+func (c *viewCache) sizeAhead(on bool) {
+	c.mu.Lock()
+	if on {
+		c.ahead++
+	} else {
+		c.ahead--
+	}
+	c.mu.Unlock()
 }
 
 // direct makes every later open of the view use direct I/O.
@@ -142,24 +170,52 @@ func (c *viewCache) readDone(end int64) {
 // about to be reported to the kernel, exceeds it; a read still running
 // counts as short from its position. Call it after open handles read up
 // to size (viewNode.seen): a read the kernel has sent by then is waited
-// for and dropped, a later one reads the new bytes.
+// for and dropped, a later one reads the new bytes. It returns once no
+// page below size holds zeros: a stat that reports a size while another
+// one's drop is still running waits for that drop, as the kernel takes
+// the size from whichever reply comes first.
+//
+// size itself then counts as a short read's end: the kernel zeroes its
+// page of a new size from that size on (it truncates its cache to the
+// size even when the size grows), over bytes a read past it brought.
 func (c *viewCache) grown(ino *gofs.Inode, size int64) {
+	if c.below(size) {
+		c.drop(ino, size)
+	}
+	c.mu.Lock()
+	c.low = min(c.low, size)
+	c.mu.Unlock()
+}
+
+// drop is grown's drop, one at a time.
+func (c *viewCache) drop(ino *gofs.Inode, size int64) {
+	c.dropping.Lock()
+	defer c.dropping.Unlock()
 	c.mu.Lock()
 	low := c.low
 	if c.reading > 0 {
 		low = min(low, c.readLow)
 	}
-	if !c.used || size <= c.notified || low >= size {
+	if size <= c.clean || low >= size {
 		c.mu.Unlock()
 		return
 	}
-	from := low &^ pageMask
-	c.notified = size
-	if c.opens == 0 {
-		c.low = math.MaxInt64 // no cached read in flight
-	}
+	// Short reads from here on are new: the drop covers the pages of
+	// those before it.
+	c.low = math.MaxInt64
 	c.mu.Unlock()
-	ino.NotifyContent(from, 0)
+	ino.NotifyContent(low&^pageMask, 0)
+	c.mu.Lock()
+	c.clean = max(c.clean, size)
+	c.mu.Unlock()
+}
+
+// below reports whether size exceeds the size the pages were last made
+// clean for.
+func (c *viewCache) below(size int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used && size > c.clean
 }
 
 // appended drops the pages from off's on after an append through the

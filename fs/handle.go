@@ -38,6 +38,8 @@ type viewHandle struct {
 	// retries the rest): every write until that line's newline fails
 	// with it too, so no tail of a refused line is appended alone.
 	failed error // REQUIRES: mu held
+	// sizeAhead: counted in n.cache.ahead (viewCache.sizeAhead)
+	sizeAhead bool // REQUIRES: mu held
 }
 
 var (
@@ -255,6 +257,7 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 	if h.cached {
 		h.n.cache.closed()
 	}
+	h.noteAhead(false)
 	return 0
 }
 

@@ -22,6 +22,7 @@ type decompressors struct {
 	// zstdLimit is the bound zstd was created with
 	zstdLimit int
 	rd        bytes.Reader
+	inf       *inflater
 }
 
 // decompress inflates src (a records area or legacy wrapper value) into
@@ -33,7 +34,17 @@ func (d *decompressors) decompress(dst, src []byte, codec Codec, magic int8, lim
 	return codecs[codec].decompress(d, dst[:0], src, magic, limit)
 }
 
+// gunzip inflates with the one-shot inflater and, where it declines,
+// with klauspost's reader.
 func (d *decompressors) gunzip(dst, src []byte, limit int) ([]byte, error) {
+	if d.inf == nil {
+		d.inf = new(inflater)
+	}
+	out, declined := d.inf.gunzipMember(dst, src, limit)
+	if declined == nil {
+		return out, nil
+	}
+	dst = out
 	d.rd.Reset(src)
 	var err error
 	if d.gz == nil {

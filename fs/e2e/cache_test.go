@@ -255,3 +255,72 @@ func TestNoReplacedBytesAfterRetention(t *testing.T) {
 		t.Fatalf("the open across the deletion ended at %q", last)
 	}
 }
+
+// TestOneCachedOpenAtATime: while one open reads log through the page
+// cache, a second open reads with direct I/O (its reads reach the
+// daemon); once both are closed, an open reads through the cache again.
+func TestOneCachedOpenAtATime(t *testing.T) {
+	e := newEnv(t, mountOpt{})
+	e.Sh("mkdir t && seq 1 100000 >> t/0/log")
+	plain, _ := apiRendering(t, e)
+	first, err := os.Open(e.Path("t/0/log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if got, err := io.ReadAll(first); err != nil || string(got) != plain {
+		t.Fatalf("first open: %d bytes, %v", len(got), err)
+	}
+	var got string
+	if n := readsOf(t, e, func() { got = e.Sh("cat t/0/log") }); n == 0 || got != plain {
+		t.Errorf("cat beside a cached open: %d reads reached the daemon (want direct I/O), %d bytes of %d", n, len(got), len(plain))
+	}
+	first.Close()
+	e.Sh("cat t/0/log > /dev/null")
+	if n := readsOf(t, e, func() { got = e.Sh("cat t/0/log") }); n != 0 || got != plain {
+		t.Errorf("cat after the others closed: %d reads reached the daemon, %d bytes of %d", n, len(got), len(plain))
+	}
+}
+
+// TestNoCacheWhileSizeAhead: while a writer holds a partial line (the
+// kernel counted its bytes in st_size, the file does not have them yet),
+// a reader of log reads with direct I/O and gets the log's bytes, not
+// zeros where the kernel's size runs ahead; after the line ends, re-reads
+// are served from the cache again. (Reads are in this process: a child
+// process would close its copy of the writer's descriptor, a flush that
+// appends the partial line.)
+func TestNoCacheWhileSizeAhead(t *testing.T) {
+	e := newEnv(t, mountOpt{})
+	e.Sh("mkdir t && seq 1 1000 >> t/0/log")
+	e.Sh("cat t/0/log > /dev/null")
+	w, err := os.OpenFile(e.Path("t/0/log"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Write([]byte("1001\npart")); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	cat := func() {
+		b, err := os.ReadFile(e.Path("t/0/log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = string(b)
+	}
+	for i := 0; i < 2; i++ {
+		if n := readsOf(t, e, cat); n == 0 || got != seqLines(1, 1001) {
+			t.Fatalf("cat %d with a partial line held: %d reads reached the daemon (want direct I/O), %d bytes (zeros: %v, end %q), want %d",
+				i, n, len(got), strings.Contains(got, "\x00"), got[max(0, len(got)-12):], len(seqLines(1, 1001)))
+		}
+	}
+	if _, err := w.Write([]byte("ial\n")); err != nil {
+		t.Fatal(err)
+	}
+	want := seqLines(1, 1001) + "partial\n"
+	cat()
+	if n := readsOf(t, e, cat); n != 0 || got != want {
+		t.Errorf("cat after the line ended: %d reads reached the daemon, %q at the end", n, got[max(0, len(got)-20):])
+	}
+}
