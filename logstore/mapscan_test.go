@@ -9,6 +9,7 @@ import (
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // mappedLog is a log of one segment holding n records of 1 KiB values,
@@ -62,7 +63,7 @@ func TestMappedReadCorruptPosition(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
-	flipByte(t, path, pos+200)
+	mutate(t, vfs.Default, path, func(b []byte) []byte { b[pos+200] ^= 0xff; return b })
 	n := 0
 	err = l.Read(segs[0], 0, func(r *record.Record) bool { n++; return true })
 	var ce *record.CorruptionError
@@ -96,22 +97,5 @@ func TestMappedReadSegmentTruncated(t *testing.T) {
 	}
 	if n >= 6000 {
 		t.Fatalf("%d records read from a segment truncated to 4 KiB", n)
-	}
-}
-
-func flipByte(t *testing.T, path string, pos int64) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b := make([]byte, 1)
-	if _, err := f.ReadAt(b, pos); err != nil {
-		t.Fatal(err)
-	}
-	b[0] ^= 0xff
-	if _, err := f.WriteAt(b, pos); err != nil {
-		t.Fatal(err)
 	}
 }
