@@ -1,10 +1,13 @@
 package logstore
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
@@ -15,7 +18,7 @@ import (
 // mappedLog is a log of one segment holding n records of 1 KiB values,
 // "v<offset>" padded, appended in batches of 500: several times mapMin.
 func mappedLog(t *testing.T, n int) (*Store, *Log) {
-	st, l := openAt(t, t.TempDir(), Options{NoBackground: true})
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, BatchBytes: 1 << 20})
 	t.Cleanup(func() { st.Close() })
 	for done := 0; done < n; done += 500 {
 		rs := make([]record.Record, 500)
@@ -98,4 +101,54 @@ func TestMappedReadSegmentTruncated(t *testing.T) {
 	if n >= 6000 {
 		t.Fatalf("%d records read from a segment truncated to 4 KiB", n)
 	}
+}
+
+// A mapped scan that stops early has mapped little: the record after the
+// first batch, seen through the mapping (512 KB batches), finds no more
+// than its batch and the first populate (256 KiB) resident in it, not the
+// full populate step (2 MiB).
+func TestMappedScanPopulatesLittleFirst(t *testing.T) {
+	_, l := mappedLog(t, 6000)
+	segs, release := l.Segments()
+	defer release()
+	rss := int64(-1)
+	err := l.Read(segs[0], 0, func(r *record.Record) bool {
+		if r.Offset < 500 {
+			return true
+		}
+		rss = residentAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
+		return false
+	})
+	if err != nil || rss < 0 {
+		t.Fatalf("read: %v (resident %d)", err, rss)
+	}
+	if rss > 1<<20 {
+		t.Fatalf("%d KiB of the mapping resident after one batch of 512 KB", rss>>10)
+	}
+}
+
+// residentAt is the Rss of this process's mapping holding addr, from
+// /proc/self/smaps.
+func residentAt(t *testing.T, addr uintptr) int64 {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(sc.Text(), "%x-%x ", &lo, &hi); n == 2 { // a mapping's first line
+			in = lo <= addr && addr < hi
+			continue
+		}
+		var kb int64
+		if in && strings.HasPrefix(sc.Text(), "Rss:") {
+			fmt.Sscanf(strings.TrimPrefix(sc.Text(), "Rss:"), "%d", &kb)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return 0
 }
