@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 
 # Tools the end-to-end tests drive; Go itself is the only other requirement.
 need=()
-for tool in jq rsync kcat vim; do
+for tool in jq rsync kcat vim lz4 zstd; do
 	command -v $tool >/dev/null 2>&1 || need+=($tool)
 done
 if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -16,8 +16,10 @@ var decoders = sync.Pool{New: func() any { return new(record.Decoder) }}
 // (partlog.ErrCorrupt) naming the file and position.
 //
 // The batch holding from is found by Locate's header-only scan and read
-// with one pread; the batches after it by one pooled scanner. Decoder,
-// scanner and buffers are pooled: a Read allocates nothing per call.
+// with one pread; the batches after it by one pooled scanner, or, from
+// mapMin bytes on, through a mapping of the segment (scanMapped: the
+// records' bytes are the page cache's, not a copy). Decoder, scanner and
+// buffers are pooled: a Read allocates nothing per call.
 func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
 	if from >= seg.Next {
 		return nil

@@ -25,7 +25,9 @@ func scanFrom(s *segment, pos, end int64, fn func(b *record.Batch) (bool, error)
 }
 
 // scanWindows is scanFrom with a first window of the given size. It uses
-// one pooled scanner, dropped afterwards if a huge batch grew its buffer.
+// one pooled scanner, dropped afterwards if a huge batch grew its buffer;
+// a window of mapMin bytes or more is scanned through a mapping of the
+// segment instead where its file can be mapped (scanMapped).
 func scanWindows(s *segment, pos, end, window int64, fn func(b *record.Batch) (bool, error)) error {
 	sc := scanners.Get().(*record.Scanner)
 	largest := int64(0)
@@ -36,6 +38,11 @@ func scanWindows(s *segment, pos, end, window int64, fn func(b *record.Batch) (b
 		}
 	}()
 	for pos < end {
+		if window >= mapMin {
+			if done, err := scanMapped(s, pos, end, fn); done {
+				return err
+			}
+		}
 		wend := min(end, pos+window)
 		sc.Reset(s.log, pos, wend, s.path)
 		for sc.Next() {

@@ -45,6 +45,7 @@ func (d *Decoder) Records(b *Batch, fn func(*Record) bool) error {
 // stopped reports whether it stopped before the batch's end, at next or
 // because fn returned false.
 func (d *Decoder) RecordsIn(b *Batch, from, next int64, fn func(*Record) bool) (stopped bool, err error) {
+	defer d.forget()
 	if b.Header.Magic >= 2 {
 		return d.recordsV2(b, from, max(next, from), fn)
 	}
@@ -59,6 +60,14 @@ func (d *Decoder) RecordsIn(b *Batch, from, next int64, fn func(*Record) bool) (
 		return true
 	})
 	return stopped, err
+}
+
+// forget drops the Decoder's references to the bytes of the batch it
+// decoded (the last record's key, value and header values): they may be
+// a mapping of the batch's file, unmapped once read.
+func (d *Decoder) forget() {
+	d.rec = Record{}
+	clear(d.headers[:cap(d.headers)])
 }
 
 // deliver passes r to fn if its offset is in [from, next) (next >= from:

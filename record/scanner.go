@@ -76,8 +76,12 @@ func (s *Scanner) Reset(r io.ReaderAt, start, end int64, file string) {
 }
 
 // NewBytesScanner is NewScanner over a byte slice (positions relative to b).
-func NewBytesScanner(b []byte, file string) *Scanner {
-	return &Scanner{pos: 0, end: int64(len(b)), file: file, buf: b}
+func NewBytesScanner(b []byte, file string) *Scanner { return NewBytesScannerAt(b, 0, file) }
+
+// NewBytesScannerAt is NewBytesScanner of bytes that lie at base in their
+// file: batch positions, Pos and errors count from base.
+func NewBytesScannerAt(b []byte, base int64, file string) *Scanner {
+	return &Scanner{pos: base, end: base + int64(len(b)), file: file, buf: b, bufPos: base}
 }
 
 // Next advances to the next batch. It returns false at the end of the data

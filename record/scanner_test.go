@@ -74,3 +74,28 @@ func TestScannerShortRead(t *testing.T) {
 }
 
 func isTruncated(err error) bool { return errors.Is(err, ErrTruncated) }
+
+// TestBytesScannerAt scans two batches that lie at 1000 in their file:
+// positions count from there, in batches and in errors.
+func TestBytesScannerAt(t *testing.T) {
+	var e Encoder
+	b, _ := e.AppendBatch(nil, 0, []Record{{Value: []byte("a")}}, BatchOptions{})
+	first := len(b)
+	b, _ = e.AppendBatch(b, 1, []Record{{Value: []byte("b")}}, BatchOptions{})
+	s := NewBytesScannerAt(b, 1000, "f")
+	var pos []int64
+	for s.Next() {
+		pos = append(pos, s.Batch().Pos)
+	}
+	if s.Err() != nil || len(pos) != 2 || pos[0] != 1000 || pos[1] != 1000+int64(first) || s.Pos() != 1000+int64(len(b)) {
+		t.Fatalf("batches at %v, end %d, err %v", pos, s.Pos(), s.Err())
+	}
+	b[first+30] ^= 1 // in the second batch's CRC-covered bytes
+	s = NewBytesScannerAt(b, 1000, "f")
+	for s.Next() {
+	}
+	var ce *CorruptionError
+	if !errors.As(s.Err(), &ce) || ce.Pos != 1000+int64(first) {
+		t.Fatalf("corrupt second batch: %v, want a corruption at %d", s.Err(), 1000+first)
+	}
+}

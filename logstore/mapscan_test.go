@@ -1,0 +1,101 @@
+package logstore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/partfs/partfs/kafkaname"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
+)
+
+// mappedLog is a log of one segment holding n records of 1 KiB values,
+// "v<offset>" padded, appended in batches of 500: several times mapMin.
+func mappedLog(t *testing.T, n int) (*Store, *Log) {
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true})
+	t.Cleanup(func() { st.Close() })
+	for done := 0; done < n; done += 500 {
+		rs := make([]record.Record, 500)
+		for i := range rs {
+			rs[i] = record.Record{Timestamp: int64(done + i + 1), Value: []byte(fmt.Sprintf("v%-1023d", done+i))}
+		}
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if size := l.Stats().SizeBytes; size < 3*mapMin {
+		t.Fatalf("log of %d bytes, want %d or more", size, 3*mapMin)
+	}
+	return st, l
+}
+
+// TestMappedReadRecords reads a segment larger than mapMin (through a
+// mapping) from several offsets: every record from there, in order, with
+// its value.
+func TestMappedReadRecords(t *testing.T) {
+	_, l := mappedLog(t, 6000)
+	for _, from := range []int64{0, 1, 499, 500, 2999, 5999} {
+		got := readLog(t, l, from)
+		if len(got) != 6000-int(from) {
+			t.Fatalf("from %d: %d records, want %d", from, len(got), 6000-from)
+		}
+		for i, r := range got {
+			off := from + int64(i)
+			if r.off != off || r.ts != off+1 || r.value != fmt.Sprintf("v%-1023d", off) {
+				t.Fatalf("from %d: record %d is offset %d ts %d value %.12q", from, i, r.off, r.ts, r.value)
+			}
+		}
+	}
+}
+
+// TestMappedReadCorruptPosition flips a byte of a batch deep in a mapped
+// segment: the read fails with a corruption naming that batch's position
+// in the file, after passing every record before it.
+func TestMappedReadCorruptPosition(t *testing.T) {
+	_, l := mappedLog(t, 6000)
+	segs, release := l.Segments()
+	defer release()
+	_, pos, err := l.Locate(4000) // the batch of offsets 4000-4499
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
+	mutate(t, vfs.Default, path, func(b []byte) []byte { b[pos+200] ^= 0xff; return b })
+	n := 0
+	err = l.Read(segs[0], 0, func(r *record.Record) bool { n++; return true })
+	var ce *record.CorruptionError
+	if !errors.As(err, &ce) || !errors.Is(err, partlog.ErrCorrupt) || ce.Pos != pos {
+		t.Fatalf("read: %v, want a corruption at position %d", err, pos)
+	}
+	if n != 4000 {
+		t.Fatalf("%d records passed before the corrupt batch, want 4000", n)
+	}
+}
+
+// TestMappedReadSegmentTruncated truncates the segment under a mapped
+// read (as another account writing the data directory could): the read
+// fails with a truncation, and the process does not crash of the SIGBUS.
+func TestMappedReadSegmentTruncated(t *testing.T) {
+	_, l := mappedLog(t, 6000)
+	segs, release := l.Segments()
+	defer release()
+	path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
+	n := 0
+	err := l.Read(segs[0], 0, func(r *record.Record) bool {
+		if n++; n == 1000 {
+			if err := os.Truncate(path, 4096); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return true
+	})
+	if !errors.Is(err, partlog.ErrCorrupt) || !errors.Is(err, record.ErrTruncated) {
+		t.Fatalf("read of a segment truncated under it: %v after %d records, want a truncation", err, n)
+	}
+	if n >= 6000 {
+		t.Fatalf("%d records read from a segment truncated to 4 KiB", n)
+	}
+}
