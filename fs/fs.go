@@ -252,7 +252,9 @@ func setTimes(out *fuse.Attr, t time.Time) {
 
 // dirAttr is the attribute of a directory: writable (0755) where names
 // may be created or removed in it, else 0555; never writable on a
-// read-only mount. The kernel checks these modes (default_permissions).
+// read-only mount. The kernel checks these modes (default_permissions)
+// at every step of a path; they never change during a mount, so the
+// kernel keeps them dirAttrTimeout and does not ask again at each step.
 func (f *FS) dirAttr(out *fuse.AttrOut, writable bool) {
 	out.Mode = syscall.S_IFDIR | 0o555
 	if writable && !f.ro {
@@ -260,7 +262,11 @@ func (f *FS) dirAttr(out *fuse.AttrOut, writable bool) {
 	}
 	out.Nlink = 2
 	setTimes(&out.Attr, f.start)
+	out.SetTimeout(dirAttrTimeout)
 }
+
+// dirAttrTimeout is how long the kernel keeps a directory's attributes.
+const dirAttrTimeout = time.Minute
 
 // fileMode returns mode for a writable file, or read-only on a ro mount.
 func (f *FS) fileMode(writable bool) uint32 {
@@ -281,12 +287,14 @@ func child(ctx context.Context, parent *gofs.Inode, name string, mode uint32, ou
 	return ch
 }
 
-// fillEntry puts the attributes of ch into out.
+// fillEntry puts the attributes of ch, and how long the kernel may keep
+// them, into out.
 func fillEntry(ctx context.Context, ch *gofs.Inode, out *fuse.EntryOut) {
 	if ga, ok := ch.Operations().(gofs.NodeGetattrer); ok {
 		var a fuse.AttrOut
 		if ga.Getattr(ctx, nil, &a) == 0 {
 			out.Attr = a.Attr
+			out.SetAttrTimeout(a.Timeout())
 		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 )
 
 // An append is encoded once. Uncompressed, in one pass: record.AppendBatches
-// cuts a batch before the record that would take it over the limit.
+// cuts a batch before the record that would take it over BatchBytes (or
+// the limit, if smaller); a record larger than that gets a batch of its
+// own, refused only when over the limit.
 // Compressed, its records are cut into batches up front from their exact
 // uncompressed sizes (planBatches), then each batch is encoded and
 // compressed; encodeSplit still checks every encoded batch against the
@@ -49,6 +51,24 @@ func (l *Log) batchLimit() int64 {
 		limit = l.cfg.SegmentBytes
 	}
 	return limit
+}
+
+// BatchBytes is where an uncompressed append cuts its batches unless
+// Options.BatchBytes says otherwise, as Kafka's producer batch.size (16
+// KiB) cuts what it sends: a write of 1 MiB through the mount becomes 16
+// batches, and finding one record reads and checks 64 KiB, not the whole
+// write. A record larger than this gets a batch of its own, up to the
+// batch limit.
+const BatchBytes = 64 << 10
+
+// cutAt is where the uncompressed encoders cut a batch under limit.
+// REQUIRES: mu held.
+func (l *Log) cutAt(limit int64) int {
+	cut := int64(BatchBytes)
+	if l.store != nil && l.store.opt.BatchBytes > 0 {
+		cut = int64(l.store.opt.BatchBytes)
+	}
+	return int(min(limit, cut))
 }
 
 // wholeTryFactor bounds the compressed writes first encoded as one batch:
@@ -97,11 +117,10 @@ func (l *Log) encodePlanned(dst []byte, recs []record.Record, base int64, opt re
 }
 
 // encodeBatches appends recs to dst as uncompressed batches in one pass,
-// each cut before the record that would take it over limit (the cuts
-// planBatches would make), and refuses a record too large for a batch of
-// its own. REQUIRES: mu held.
+// each cut before the record that would take it over l.cutAt(limit), and
+// refuses a record too large for a batch of its own under limit. REQUIRES: mu held.
 func (l *Log) encodeBatches(dst []byte, recs []record.Record, base int64, opt record.BatchOptions, limit int64) ([]byte, error) {
-	out, spans, err := l.enc.AppendBatches(dst, base, recs, opt, int(limit), l.spans)
+	out, spans, err := l.enc.AppendBatches(dst, base, recs, opt, l.cutAt(limit), l.spans)
 	return l.checkBatches(dst, out, spans, base, limit, err)
 }
 
@@ -118,7 +137,7 @@ func (l *Log) encodeLines(chunks [][]byte, base int64, now time.Time) (int, erro
 	}
 	l.spans = l.spans[:0]
 	limit := l.batchLimit()
-	out, spans, n, err := l.enc.AppendLineBatches(l.buf[:0], base, chunks, opt, int(limit), l.spans)
+	out, spans, n, err := l.enc.AppendLineBatches(l.buf[:0], base, chunks, opt, l.cutAt(limit), l.spans)
 	if l.buf, err = l.checkBatches(l.buf[:0], out, spans, base, limit, err); err != nil {
 		return 0, err
 	}

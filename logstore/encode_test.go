@@ -91,7 +91,7 @@ func TestPlanExact(t *testing.T) {
 }
 
 // An uncompressed append, encoded in one pass, has the bytes and batch
-// ends of the planned cuts encoded batch by batch.
+// ends of the cuts planned at l.cutAt(limit), encoded batch by batch.
 func TestEncodeBatchesMatchesPlan(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	var l Log
@@ -119,7 +119,7 @@ func TestEncodeBatchesMatchesPlan(t *testing.T) {
 				}
 				t.Fatal(err)
 			}
-			l.planBatches(rs, limit, opt.DefaultTimestampMs)
+			l.planBatches(rs, int64(l.cutAt(limit)), opt.DefaultTimestampMs)
 			var want []byte
 			var ends []int
 			start := 0

@@ -105,17 +105,20 @@ func TestLocateFindsTheBatchOfEveryOffset(t *testing.T) {
 }
 
 // largeBatchLog is a log of three batches of 1000 records of 120 bytes
-// (about 131 KB each) with reads of its .log files counted.
+// (about 131 KB each, larger than an append cuts, so written as a segment
+// file the open recovers) with reads of its .log files counted.
 func largeBatchLog(t *testing.T) (*Store, *Log, *atomic.Int64) {
-	var n atomic.Int64
-	fs := countingFS{vfs.NewCrashFS(), &n}
-	st, l := openTest(t, fs, newClock(), nil)
+	var seg []byte
+	var enc record.Encoder
 	for i := 0; i < 3; i++ {
-		rs := benchRecords(1000)
-		if _, err := l.Append(rs); err != nil {
+		var err error
+		if seg, err = enc.AppendBatch(seg, int64(i)*1000, benchRecords(1000), record.BatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	crash, c := writePartition("t-0", map[string][]byte{"00000000000000000000.log": seg})
+	var n atomic.Int64
+	st, l := openTest(t, countingFS{crash, &n}, c, nil)
 	return st, l, &n
 }
 

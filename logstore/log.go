@@ -201,32 +201,42 @@ func (l *Log) appendLocked(encode func(first int64, now time.Time) (int, error))
 	return first, n, l.cfg.FlushMessages > 0 && l.unflushed >= l.cfg.FlushMessages, nil
 }
 
-// writeSpans writes the encoded batches in l.buf, rolling as needed.
-// REQUIRES: mu held.
+// writeSpans writes the encoded batches in l.buf, rolling as needed. The
+// batches that go to one segment are counted in it batch by batch (rolls
+// and index entries as if each were written alone), then written as one
+// run by writeRun. REQUIRES: mu held.
 func (l *Log) writeSpans(now time.Time) error {
+	var r run
 	start := 0
 	for _, end := range l.spans {
 		raw := l.buf[start:end]
-		start = end
 		h, err := record.ParseHeader(raw)
 		if err != nil {
 			return fmt.Errorf("encoded batch: %w", err)
 		}
 		if l.shouldRoll(l.active(), &h, now) {
+			if err := l.active().writeRun(l.buf, r); err != nil {
+				return err
+			}
 			if err := l.roll(now); err != nil {
 				return err
 			}
+			r = run{}
 		}
 		a := l.active()
+		if r.end == 0 {
+			r = run{start: start, firstEnd: end, pos: a.size}
+		}
+		r.end, start = end, end
 		if err := a.reserve(len(raw), l.cfg.SegmentBytes); err != nil {
 			l.logger.WithError(err).WithField("segment", a.path).
 				Warn("cannot reserve blocks ahead of appends; this segment is written without")
 		}
-		if err := a.appendBatch(raw, &h, l.cfg.IndexIntervalBytes); err != nil {
+		if err := a.countBatch(&h, l.cfg.IndexIntervalBytes); err != nil {
 			return err
 		}
 	}
-	return nil
+	return l.active().writeRun(l.buf, r)
 }
 
 // maxKeptBuffer bounds the encode buffer a Log keeps between appends.

@@ -41,6 +41,10 @@ type Options struct {
 	// Jitter returns a random value in [0, n) for segment.jitter.ms
 	// (default math/rand).
 	Jitter func(n int64) int64
+
+	// BatchBytes is where an uncompressed append cuts its batches
+	// (default BatchBytes; max.message.bytes still bounds them).
+	BatchBytes int
 }
 
 func (o *Options) setDefaults(dir string) {

@@ -92,16 +92,67 @@ func (s *segment) fits(lastOffset int64) bool {
 // appendBatch writes one encoded batch at the end of the segment and applies
 // Kafka's index rule (LogSegment.append). REQUIRES: Log.mu held.
 func (s *segment) appendBatch(raw []byte, h *record.BatchHeader, interval int) error {
-	pos := s.size
-	if _, err := s.log.WriteAt(raw, pos); err != nil {
-		return fmt.Errorf("write %s at %d: %w", s.path, pos, err)
+	if _, err := s.log.WriteAt(raw, s.size); err != nil {
+		return fmt.Errorf("write %s at %d: %w", s.path, s.size, err)
 	}
-	s.size += int64(len(raw))
+	return s.countBatch(h, interval)
+}
+
+// countBatch adds a batch of header h at the segment's end to its size,
+// counts and indexes (Kafka's index rule), written there already or by
+// writeRun before the append returns. REQUIRES: Log.mu held.
+func (s *segment) countBatch(h *record.BatchHeader, interval int) error {
+	pos := s.size
+	s.size += h.Size()
 	s.dirty = true
 	if s.records >= 0 {
 		s.records += int64(h.NumRecords)
 	}
 	return s.indexBatch(h, pos, interval)
+}
+
+// run is batches of an append counted in a segment: buf[start:end] of
+// the encode buffer, the first ending at firstEnd, to be written at pos.
+type run struct {
+	start, firstEnd, end int
+	pos                  int64
+}
+
+// writeRun writes the run r of buf with one write whose first batch has
+// its CRC inverted, then one of the right CRC: a daemon killed before the
+// second leaves no valid first batch, and recovery, which keeps the
+// batches up to the first that is not valid, drops the run whole. A run of
+// one batch is one write. REQUIRES: Log.mu held.
+func (s *segment) writeRun(buf []byte, r run) error {
+	if r.end == 0 {
+		return nil
+	}
+	crc := buf[r.start+crcAt : r.start+crcAt+4]
+	many := r.firstEnd < r.end
+	if many {
+		flip(crc)
+	}
+	_, err := s.log.WriteAt(buf[r.start:r.end], r.pos)
+	if many {
+		flip(crc)
+		if err == nil {
+			_, err = s.log.WriteAt(crc, r.pos+crcAt)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s at %d: %w", s.path, r.pos, err)
+	}
+	return nil
+}
+
+// crcAt is where a V2 batch's CRC lies in its header.
+const crcAt = 17
+
+// flip inverts b's bits.
+func flip(b []byte) {
+	for i := range b {
+		b[i] = ^b[i]
+	}
 }
 
 // indexBatch updates the segment's bookkeeping for a batch at pos that is

@@ -28,7 +28,8 @@ type compressors struct {
 	gz   *gzip.Writer
 	zstd *zstd.Encoder
 	lz4  *lz4Table
-	// lz4Copy holds a block read through a copy (compressBlock)
+	// lz4Copy holds a block read through a copy (compressBlock), made
+	// for the first block that needs it
 	lz4Copy *[lz4Window]byte
 	tmp     []byte
 }
@@ -89,7 +90,7 @@ func appendXerial(dst, src []byte) []byte {
 // start (AppendBatch leaves that room), else through a copy.
 func (c *compressors) kafkaLZ4(dst, src []byte) ([]byte, error) {
 	if c.lz4 == nil {
-		c.lz4, c.lz4Copy = new(lz4Table), new([lz4Window]byte)
+		c.lz4 = new(lz4Table)
 	}
 	dst = append(dst, kafkaLZ4Header...)
 	for len(src) > 0 {
@@ -98,6 +99,9 @@ func (c *compressors) kafkaLZ4(dst, src []byte) ([]byte, error) {
 		at := len(dst)
 		bound := 4 + lz4BlockBound(len(chunk))
 		dst = grow(dst, bound)[:at+bound]
+		if cap(chunk) < lz4Window && c.lz4Copy == nil {
+			c.lz4Copy = new([lz4Window]byte)
+		}
 		n := c.lz4.compressBlock(dst[at+4:], chunk, c.lz4Copy)
 		if n >= len(chunk) {
 			n = copy(dst[at+4:], chunk)
