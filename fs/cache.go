@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -137,6 +138,12 @@ func (h *viewHandle) uncache() {
 	h.n.cache.direct()
 }
 
+// errRemoved fails a cached read of a position whose records retention or
+// compaction removed (viewHandle.Read): the bytes the kernel would cache
+// there are not the ones its other pages hold; reopening reads on with
+// direct I/O.
+var errRemoved = errors.New("records at this position of a cached open were removed; reopen to read on")
+
 // closed releases a cached open.
 func (c *viewCache) closed() {
 	c.mu.Lock()
@@ -230,12 +237,16 @@ func (c *viewCache) appended(ino *gofs.Inode, off int64) {
 	}
 }
 
-// gapless reports whether the stream of n has no gap from position 0 on
-// (layout.gapless) and its first record is the log's first, so that every
-// open reads the same bytes at each position; only for a Log of local
-// files (partlog.SegmentFiler), whose snapshots show every change. An
-// error counts as a gap.
-func (n *viewNode) gapless() bool {
+// gapless reports whether the stream of n has no gap (gaplessFrom 0).
+func (n *viewNode) gapless() bool { return n.gaplessFrom(0) }
+
+// gaplessFrom reports whether the stream of n has no gap from file
+// position pos on (layout.gaplessFrom) and the log's first record is the
+// first segment's, so that every open reads the same bytes at each
+// position from pos on; only for a Log of local files
+// (partlog.SegmentFiler), whose snapshots show every change. An error
+// counts as a gap.
+func (n *viewNode) gaplessFrom(pos int64) bool {
 	if _, ok := n.p.segmentFiler(); !ok {
 		// Not the backend's own files: records may change behind its
 		// snapshots (a cluster compacting), unseen until read again.
@@ -247,7 +258,7 @@ func (n *viewNode) gapless() bool {
 		if _, err := ly.end(n.k); err != nil {
 			return err
 		}
-		ok = ly.gapless(n.k) && n.p.log.StartOffset() <= ly.segs[0].base
+		ok = ly.gaplessFrom(n.k, n.startPos+pos) && n.p.log.StartOffset() <= ly.segs[0].base
 		return nil
 	})
 	return err == nil && ok

@@ -302,15 +302,20 @@ func (ly *layout) withSync(fn func() error) error {
 	return fn()
 }
 
-// gapless reports whether stream k has no gap: the first segment's range
-// starts at 0 and each segment's content, wholly accounted for, ends where
-// the next one's range starts. REQUIRES: mu held, after sync.
-func (ly *layout) gapless(k kind) bool {
-	if ly.segs[0].start[k] != 0 {
+// gaplessFrom reports whether stream k has no gap from position pos on:
+// the first segment's range starts at or before pos and each segment's
+// content, wholly accounted for, ends where the next one's range starts,
+// for every next one starting at or after pos. REQUIRES: mu held, after
+// sync.
+func (ly *layout) gaplessFrom(k kind, pos int64) bool {
+	if ly.segs[0].start[k] > pos {
 		return false
 	}
 	for i := 1; i < len(ly.segs); i++ {
 		p, s := ly.segs[i-1], ly.segs[i]
+		if s.start[k] < pos {
+			continue
+		}
 		if p.next < p.snap.Next || p.start[k]+p.length[k] != s.start[k] {
 			return false
 		}
