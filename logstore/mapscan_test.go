@@ -12,40 +12,47 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// mappedLog is a log of one segment holding n records of 1 KiB values,
-// "v<offset>" padded, appended in batches of 500: several times mapMin.
-func mappedLog(t *testing.T, n int) (*Store, *Log) {
-	st, l := openAt(t, t.TempDir(), Options{NoBackground: true})
+// mappedLog is a log of one segment holding records of 1 KiB values,
+// "v<offset>" padded, appended in batches of the sizes given (the last
+// one repeated up to n records): mapMin bytes or more.
+func mappedLog(t *testing.T, n int, cfg map[string]string, batches ...int) *Log {
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, Defaults: cfg})
 	t.Cleanup(func() { st.Close() })
-	for done := 0; done < n; done += 500 {
-		rs := make([]record.Record, 500)
+	for done, i := 0, 0; done < n; i++ {
+		rs := make([]record.Record, batches[min(i, len(batches)-1)])
 		for i := range rs {
 			rs[i] = record.Record{Timestamp: int64(done + i + 1), Value: []byte(fmt.Sprintf("v%-1023d", done+i))}
 		}
 		if _, err := l.Append(rs); err != nil {
 			t.Fatal(err)
 		}
+		done += len(rs)
 	}
-	if size := l.Stats().SizeBytes; size < 3*mapMin {
-		t.Fatalf("log of %d bytes, want %d or more", size, 3*mapMin)
+	if size := l.Stats().SizeBytes; size < mapMin {
+		t.Fatalf("log of %d bytes, want %d or more", size, mapMin)
 	}
-	return st, l
+	return l
 }
 
-// TestMappedReadRecords reads a segment larger than mapMin (through a
-// mapping) from several offsets: every record from there, in order, with
-// its value.
+// TestMappedReadRecords reads segments scanned through mappings from
+// several offsets: every record from there, in order, with its value. The
+// first segment spans three windows, batches crossing their ends; the
+// second holds a batch larger than a window.
 func TestMappedReadRecords(t *testing.T) {
-	_, l := mappedLog(t, 6000)
-	for _, from := range []int64{0, 1, 499, 500, 2999, 5999} {
-		got := readLog(t, l, from)
-		if len(got) != 6000-int(from) {
-			t.Fatalf("from %d: %d records, want %d", from, len(got), 6000-from)
-		}
-		for i, r := range got {
-			off := from + int64(i)
-			if r.off != off || r.ts != off+1 || r.value != fmt.Sprintf("v%-1023d", off) {
-				t.Fatalf("from %d: record %d is offset %d ts %d value %.12q", from, i, r.off, r.ts, r.value)
+	crossing := mappedLog(t, 20_000, nil, 500)
+	large := mappedLog(t, 13_000, map[string]string{"max.message.bytes": "20000000"}, 500, 500, 10_000, 500)
+	for _, l := range []*Log{crossing, large} {
+		n := l.EndOffset()
+		for _, from := range []int64{0, 1, 499, 500, n / 2, n - 1} {
+			got := readLog(t, l, from)
+			if int64(len(got)) != n-from {
+				t.Fatalf("from %d: %d records, want %d", from, len(got), n-from)
+			}
+			for i, r := range got {
+				off := from + int64(i)
+				if r.off != off || r.ts != off+1 || r.value != fmt.Sprintf("v%-1023d", off) {
+					t.Fatalf("from %d: record %d is offset %d ts %d value %.12q", from, i, r.off, r.ts, r.value)
+				}
 			}
 		}
 	}
@@ -55,7 +62,7 @@ func TestMappedReadRecords(t *testing.T) {
 // segment: the read fails with a corruption naming that batch's position
 // in the file, after passing every record before it.
 func TestMappedReadCorruptPosition(t *testing.T) {
-	_, l := mappedLog(t, 6000)
+	l := mappedLog(t, 6000, nil, 500)
 	segs, release := l.Segments()
 	defer release()
 	_, pos, err := l.Locate(4000) // the batch of offsets 4000-4499
@@ -79,7 +86,7 @@ func TestMappedReadCorruptPosition(t *testing.T) {
 // read (as another account writing the data directory could): the read
 // fails with a truncation, and the process does not crash of the SIGBUS.
 func TestMappedReadSegmentTruncated(t *testing.T) {
-	_, l := mappedLog(t, 6000)
+	l := mappedLog(t, 6000, nil, 500)
 	segs, release := l.Segments()
 	defer release()
 	path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
