@@ -302,25 +302,46 @@ func (ly *layout) withSync(fn func() error) error {
 	return fn()
 }
 
-// gaplessFrom reports whether stream k has no gap from position pos on:
-// the first segment's range starts at or before pos and each segment's
-// content, wholly accounted for, ends where the next one's range starts,
-// for every next one starting at or after pos. REQUIRES: mu held, after
-// sync.
-func (ly *layout) gaplessFrom(k kind, pos int64) bool {
-	if ly.segs[0].start[k] > pos {
+// gapless reports whether stream k has no gap: the first segment's range
+// starts at 0 and each segment's content, wholly accounted for, ends where
+// the next one's range starts. REQUIRES: mu held, after sync.
+func (ly *layout) gapless(k kind) bool {
+	if ly.segs[0].start[k] != 0 {
 		return false
 	}
 	for i := 1; i < len(ly.segs); i++ {
 		p, s := ly.segs[i-1], ly.segs[i]
-		if s.start[k] < pos {
-			continue
-		}
 		if p.next < p.snap.Next || p.start[k]+p.length[k] != s.start[k] {
 			return false
 		}
 	}
 	return true
+}
+
+// gaplessIn reports whether stream k has no gap in positions [from, to):
+// the first segment's range starts at or before from, and no segment's
+// content ends inside the range before the next one's range starts (a
+// segment not wholly accounted for is scanned to know). REQUIRES: mu
+// held, after sync.
+func (ly *layout) gaplessIn(k kind, from, to int64) (bool, error) {
+	if ly.segs[0].start[k] > from {
+		return false, nil
+	}
+	for i := 1; i < len(ly.segs); i++ {
+		p, s := ly.segs[i-1], ly.segs[i]
+		if s.start[k] <= from || p.start[k] >= to {
+			continue
+		}
+		if p.next < p.snap.Next {
+			if err := ly.scan(p, p.snap.Next); err != nil {
+				return false, err
+			}
+		}
+		if end := p.start[k] + p.length[k]; end != s.start[k] && end < to {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // noteAppend accounts for records just appended at offsets first.. (as m
