@@ -88,27 +88,43 @@ func TestMappedReadCorruptPosition(t *testing.T) {
 }
 
 // TestMappedReadSegmentTruncated truncates the segment under a mapped
-// read (as another account writing the data directory could): the read
-// fails with a truncation, and the process does not crash of the SIGBUS.
+// read (as another account writing the data directory could) once the
+// callback has had the records of the first two appends: to 4 KiB, and to
+// just past the header of the next batch, whose bytes the CRC check then
+// faults on. The read fails with a truncation at that batch, and the
+// process does not crash of the SIGBUS.
 func TestMappedReadSegmentTruncated(t *testing.T) {
-	l := mappedLog(t, 6000, nil, 500)
-	segs, release := l.Segments()
-	defer release()
-	path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
-	n := 0
-	err := l.Read(segs[0], 0, func(r *record.Record) bool {
-		if n++; n == 1000 {
-			if err := os.Truncate(path, 4096); err != nil {
+	for _, name := range []string{"to 4 KiB", "in the next batch"} {
+		t.Run(name, func(t *testing.T) {
+			l := mappedLog(t, 6000, nil, 500)
+			segs, release := l.Segments()
+			defer release()
+			_, next, err := l.Locate(1000)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		return true
-	})
-	if !errors.Is(err, partlog.ErrCorrupt) || !errors.Is(err, record.ErrTruncated) {
-		t.Fatalf("read of a segment truncated under it: %v after %d records, want a truncation", err, n)
-	}
-	if n >= 6000 {
-		t.Fatalf("%d records read from a segment truncated to 4 KiB", n)
+			size := int64(4096)
+			if name != "to 4 KiB" {
+				size = next + 8192
+			}
+			path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
+			n := 0
+			err = l.Read(segs[0], 0, func(r *record.Record) bool {
+				if n++; n == 1000 {
+					if err := os.Truncate(path, size); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return true
+			})
+			var ce *record.CorruptionError
+			if !errors.As(err, &ce) || !errors.Is(err, partlog.ErrCorrupt) || !errors.Is(err, record.ErrTruncated) || ce.Pos != next {
+				t.Fatalf("read of a segment truncated under it: %v, want a truncation at %d", err, next)
+			}
+			if n != 1000 {
+				t.Fatalf("%d records passed, want the 1000 before the truncation", n)
+			}
+		})
 	}
 }
 
