@@ -128,33 +128,34 @@ func TestMappedReadSegmentTruncated(t *testing.T) {
 	}
 }
 
-// A mapped scan that stops early has mapped little: the record after the
-// first batch, seen through the mapping (512 KB batches), finds no more
-// than its batch and the first populate (256 KiB) resident in it, not the
-// full populate step (2 MiB).
+// A mapped scan that stops early has mapped little: the first record seen
+// through the mapping (of the third batch of 512 KB; the second is read
+// with preads, locatedRest) finds no more than its batch and the first
+// populate (256 KiB) resident in it, not the full populate step (2 MiB).
 func TestMappedScanPopulatesLittleFirst(t *testing.T) {
 	l := mappedLog(t, 6000, nil, 500)
 	segs, release := l.Segments()
 	defer release()
-	rss := int64(-1)
+	var file string
+	var rss int64
 	err := l.Read(segs[0], 0, func(r *record.Record) bool {
-		if r.Offset < 500 {
+		if r.Offset < 1000 {
 			return true
 		}
-		rss = residentAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
+		file, rss = mappingAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
 		return false
 	})
-	if err != nil || rss < 0 {
-		t.Fatalf("read: %v (resident %d)", err, rss)
+	if err != nil || file == "" {
+		t.Fatalf("read: %v (record 1000 in the mapping of %q)", err, file)
 	}
 	if rss > 1<<20 {
 		t.Fatalf("%d KiB of the mapping resident after one batch of 512 KB", rss>>10)
 	}
 }
 
-// residentAt is the Rss of this process's mapping holding addr, from
-// /proc/self/smaps.
-func residentAt(t *testing.T, addr uintptr) int64 {
+// mappingAt is the mapping of this process holding addr, from
+// /proc/self/smaps: the file it maps ("" for none) and its Rss.
+func mappingAt(t *testing.T, addr uintptr) (file string, rss int64) {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		t.Skip(err)
@@ -165,15 +166,56 @@ func residentAt(t *testing.T, addr uintptr) int64 {
 	for sc.Scan() {
 		var lo, hi uintptr
 		if n, _ := fmt.Sscanf(sc.Text(), "%x-%x ", &lo, &hi); n == 2 { // a mapping's first line
-			in = lo <= addr && addr < hi
+			if in = lo <= addr && addr < hi; in {
+				if fields := strings.Fields(sc.Text()); len(fields) > 5 {
+					file = fields[5]
+				}
+			}
 			continue
 		}
-		var kb int64
 		if in && strings.HasPrefix(sc.Text(), "Rss:") {
-			fmt.Sscanf(strings.TrimPrefix(sc.Text(), "Rss:"), "%d", &kb)
-			return kb << 10
+			fmt.Sscanf(strings.TrimPrefix(sc.Text(), "Rss:"), "%d", &rss)
+			return file, rss << 10
 		}
 	}
 	t.Fatalf("no mapping holds %#x", addr)
-	return 0
+	return "", 0
+}
+
+// A Read that stops a few batches after the one it located reads them with
+// preads, not through a mapping of the segment (6 MB of 64 KiB batches);
+// one going on reads the rest of the segment through a mapping.
+func TestLocatedReadMapsOnlyFarOn(t *testing.T) {
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true})
+	defer st.Close()
+	for done := 0; done < 6000; done += 500 {
+		rs := make([]record.Record, 500)
+		for i := range rs {
+			rs[i].Value = []byte(fmt.Sprintf("v%-1023d", done+i))
+		}
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segs, release := l.Segments()
+	defer release()
+	for _, c := range []struct {
+		at     int64
+		mapped bool
+	}{{150, false}, {5000, true}} {
+		file := "?"
+		err := l.Read(segs[0], 10, func(r *record.Record) bool {
+			if r.Offset < c.at {
+				return true
+			}
+			if r.Offset != c.at || string(r.Value) != fmt.Sprintf("v%-1023d", c.at) {
+				t.Fatalf("record %d: %.12q", r.Offset, r.Value)
+			}
+			file, _ = mappingAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
+			return false
+		})
+		if err != nil || strings.HasSuffix(file, kafkaname.LogSuffix) != c.mapped {
+			t.Fatalf("record %d read from the mapping of %q, want mapped %v (%v)", c.at, file, c.mapped, err)
+		}
+	}
 }
