@@ -1,10 +1,14 @@
 package logstore
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
@@ -14,9 +18,10 @@ import (
 
 // mappedLog is a log of one segment holding records of 1 KiB values,
 // "v<offset>" padded, appended in batches of the sizes given (the last
-// one repeated up to n records): mapMin bytes or more.
+// one repeated up to n records; not cut at BatchBytes): mapMin bytes or
+// more.
 func mappedLog(t *testing.T, n int, cfg map[string]string, batches ...int) *Log {
-	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, Defaults: cfg})
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, Defaults: cfg, BatchBytes: math.MaxInt32})
 	t.Cleanup(func() { st.Close() })
 	for done, i := 0, 0; done < n; i++ {
 		rs := make([]record.Record, batches[min(i, len(batches)-1)])
@@ -83,26 +88,92 @@ func TestMappedReadCorruptPosition(t *testing.T) {
 }
 
 // TestMappedReadSegmentTruncated truncates the segment under a mapped
-// read (as another account writing the data directory could): the read
-// fails with a truncation, and the process does not crash of the SIGBUS.
+// read (as another account writing the data directory could) once the
+// callback has had the records of the first two appends: to 4 KiB, and to
+// just past the header of the next batch, whose bytes the CRC check then
+// faults on. The read fails with a truncation at that batch, and the
+// process does not crash of the SIGBUS.
 func TestMappedReadSegmentTruncated(t *testing.T) {
+	for _, name := range []string{"to 4 KiB", "in the next batch"} {
+		t.Run(name, func(t *testing.T) {
+			l := mappedLog(t, 6000, nil, 500)
+			segs, release := l.Segments()
+			defer release()
+			_, next, err := l.Locate(1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			size := int64(4096)
+			if name != "to 4 KiB" {
+				size = next + 8192
+			}
+			path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
+			n := 0
+			err = l.Read(segs[0], 0, func(r *record.Record) bool {
+				if n++; n == 1000 {
+					if err := os.Truncate(path, size); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return true
+			})
+			var ce *record.CorruptionError
+			if !errors.As(err, &ce) || !errors.Is(err, partlog.ErrCorrupt) || !errors.Is(err, record.ErrTruncated) || ce.Pos != next {
+				t.Fatalf("read of a segment truncated under it: %v, want a truncation at %d", err, next)
+			}
+			if n != 1000 {
+				t.Fatalf("%d records passed, want the 1000 before the truncation", n)
+			}
+		})
+	}
+}
+
+// A mapped scan that stops early has mapped little: the record after the
+// first batch, seen through the mapping (512 KB batches), finds no more
+// than its batch and the first populate (256 KiB) resident in it, not the
+// full populate step (2 MiB).
+func TestMappedScanPopulatesLittleFirst(t *testing.T) {
 	l := mappedLog(t, 6000, nil, 500)
 	segs, release := l.Segments()
 	defer release()
-	path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
-	n := 0
+	rss := int64(-1)
 	err := l.Read(segs[0], 0, func(r *record.Record) bool {
-		if n++; n == 1000 {
-			if err := os.Truncate(path, 4096); err != nil {
-				t.Fatal(err)
-			}
+		if r.Offset < 500 {
+			return true
 		}
-		return true
+		rss = residentAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
+		return false
 	})
-	if !errors.Is(err, partlog.ErrCorrupt) || !errors.Is(err, record.ErrTruncated) {
-		t.Fatalf("read of a segment truncated under it: %v after %d records, want a truncation", err, n)
+	if err != nil || rss < 0 {
+		t.Fatalf("read: %v (resident %d)", err, rss)
 	}
-	if n >= 6000 {
-		t.Fatalf("%d records read from a segment truncated to 4 KiB", n)
+	if rss > 1<<20 {
+		t.Fatalf("%d KiB of the mapping resident after one batch of 512 KB", rss>>10)
 	}
+}
+
+// residentAt is the Rss of this process's mapping holding addr, from
+// /proc/self/smaps.
+func residentAt(t *testing.T, addr uintptr) int64 {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(sc.Text(), "%x-%x ", &lo, &hi); n == 2 { // a mapping's first line
+			in = lo <= addr && addr < hi
+			continue
+		}
+		var kb int64
+		if in && strings.HasPrefix(sc.Text(), "Rss:") {
+			fmt.Sscanf(strings.TrimPrefix(sc.Text(), "Rss:"), "%d", &kb)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return 0
 }
