@@ -159,17 +159,17 @@ func headLatency(dir, in string, lines int64) {
 	var base, off, tm, offProc, tmProc, baseProc []time.Duration
 	for i := 0; i < *samples; i++ {
 		pos := rng.Int63n(lines) * int64(max(*lineBytes, 12))
-		base = append(base, firstRead(filepath.Join(bmnt, "file"), pos, fmt.Sprintf("%010d", pos/int64(max(*lineBytes, 12)))))
+		base = append(base, firstRead(filepath.Join(bmnt, "file"), pos, lineOf(pos/int64(max(*lineBytes, 12)))))
 		n := rng.Int63n(lines)
-		off = append(off, firstRead(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), 0, fmt.Sprintf("%010d", n)))
+		off = append(off, firstRead(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), 0, lineOf(n)))
 		t := timeName(first+rng.Int63n(max(last-first, 1)), i)
-		tm = append(tm, firstRead(filepath.Join(part, "@time", t), 0, checkTime(part, t)))
+		tm = append(tm, firstRead(filepath.Join(part, "@time", t), 0, timeLine(part, t)))
 
 		n = rng.Int63n(lines)
-		offProc = append(offProc, headProc(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), fmt.Sprintf("%010d", n)))
+		offProc = append(offProc, headProc(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), lineOf(n)))
 		t = timeName(first+rng.Int63n(max(last-first, 1)), i)
-		tmProc = append(tmProc, headProc(filepath.Join(part, "@time", t), checkTime(part, t)))
-		baseProc = append(baseProc, headProc(filepath.Join(bmnt, "file"), "0000000000"))
+		tmProc = append(tmProc, headProc(filepath.Join(part, "@time", t), timeLine(part, t)))
+		baseProc = append(baseProc, headProc(filepath.Join(bmnt, "file"), lineOf(0)))
 	}
 	b50, b95 := bu.Percentiles(base)
 	fmt.Printf("%-44s p50 %.3f ms p95 %.3f ms\n", "baseline: open+read 8 KiB+close file", bu.MS(b50), bu.MS(b95))
@@ -192,10 +192,22 @@ func headLatency(dir, in string, lines int64) {
 	}
 }
 
+// lineOf is the check of a first line: it starts with input line n's
+// number.
+func lineOf(n int64) func() string {
+	return func() string { return fmt.Sprintf("%010d", n) }
+}
+
+// timeLine is the check of @time/name's first line (checkTime), made
+// after the timed read so that its lookups warm nothing the read needs.
+func timeLine(part, name string) func() string {
+	return func() string { return checkTime(part, name) }
+}
+
 // firstRead opens path, reads 8 KiB at pos (head's first read) and closes
-// it, checks that the bytes start with want, and returns how long the
-// three calls took.
-func firstRead(path string, pos int64, want string) time.Duration {
+// it, checks that the bytes start with want(), asked after the read, and
+// returns how long the three calls took.
+func firstRead(path string, pos int64, want func() string) time.Duration {
 	buf := make([]byte, 8192)
 	start := time.Now()
 	f, err := os.Open(path)
@@ -205,18 +217,18 @@ func firstRead(path string, pos int64, want string) time.Duration {
 	n, err := f.ReadAt(buf, pos)
 	f.Close()
 	d := time.Since(start)
-	if n == 0 || !strings.HasPrefix(string(buf[:n]), want) {
-		bu.Die(fmt.Errorf("read of %s at %d: %q, %v (want %q)", path, pos, buf[:min(n, 40)], err, want))
+	if w := want(); n == 0 || !strings.HasPrefix(string(buf[:n]), w) {
+		bu.Die(fmt.Errorf("read of %s at %d: %q, %v (want %q)", path, pos, buf[:min(n, 40)], err, w))
 	}
 	return d
 }
 
-// headProc runs head -1 path, checks that the line starts with want, and
-// returns how long the process took.
-func headProc(path, want string) time.Duration {
+// headProc runs head -1 path, checks that the line starts with want(),
+// asked after it ran, and returns how long the process took.
+func headProc(path string, want func() string) time.Duration {
 	out, d := bu.Run("head", "-1", path)
-	if !strings.HasPrefix(out, want) {
-		bu.Die(fmt.Errorf("head -1 %s = %q (want %q)", path, out, want))
+	if w := want(); !strings.HasPrefix(out, w) {
+		bu.Die(fmt.Errorf("head -1 %s = %q (want %q)", path, out, w))
 	}
 	return d
 }
