@@ -11,13 +11,16 @@ import (
 
 // A scan of mapMin bytes or more reads the segment through read-only
 // mappings of mapWindow bytes (scanMapped), whose pages the kernel maps
-// populateStep bytes at a time ahead of the scan; shorter ones read it
-// with preads into a buffer. A window is unmapped once scanned, so a scan
-// holds no more than one window of the page cache mapped.
+// ahead of the scan, firstPopulate bytes first and twice as many each
+// time up to populateStep, so a scan that stops early (a reader's first
+// records) has few mapped; shorter scans read with preads into a buffer. A
+// window is unmapped once scanned, so a scan holds no more than one
+// window of the page cache mapped.
 const (
-	mapMin       = 1 << 20
-	mapWindow    = 8 << 20
-	populateStep = 2 << 20
+	mapMin        = 1 << 20
+	mapWindow     = 8 << 20
+	firstPopulate = 64 << 10
+	populateStep  = 2 << 20
 )
 
 // scanMapped is scanWindows of [pos, end) through mappings of the
@@ -72,12 +75,12 @@ func scanMappedWindow(s *segment, pos, n int64, fn func(*record.Batch) (bool, er
 				Reason: "the segment shrank under the read", Err: record.ErrTruncated}
 		}
 	}()
-	populated := 0
+	populated, step := 0, firstPopulate
 	for {
-		if at := int(sc.Pos() - pos); at+populateStep/2 > populated && populated < len(m.Data) {
-			to := min(len(m.Data), at+populateStep)
+		if at := int(sc.Pos() - pos); at+step/2 > populated && populated < len(m.Data) {
+			to := min(len(m.Data), at+step)
 			m.Populate(populated, to)
-			populated = to
+			populated, step = to, min(2*step, populateStep)
 		}
 		if !sc.Next() {
 			return sc.Pos(), false, sc.Err()
