@@ -11,15 +11,16 @@ import (
 
 // A scan of mapMin bytes or more reads the segment through read-only
 // mappings of mapWindow bytes (scanMapped), whose pages the kernel maps
-// ahead of the scan, firstPopulate bytes first and twice as many each
-// time up to populateStep, so a scan that stops early (a reader's first
-// records) has few mapped; shorter scans read with preads into a buffer. A
-// window is unmapped once scanned, so a scan holds no more than one
-// window of the page cache mapped.
+// ahead of the scan once it is halfway through the range mapped last:
+// firstPopulate bytes first, then twice as many each time up to
+// populateStep, so a scan that stops after a few records (a lookup's first
+// rendering) maps, and unmaps, only those pages. Shorter scans read the
+// segment with preads into a buffer. A window is unmapped once scanned,
+// so a scan holds no more than one window of the page cache mapped.
 const (
 	mapMin        = 1 << 20
 	mapWindow     = 8 << 20
-	firstPopulate = 64 << 10
+	firstPopulate = 256 << 10
 	populateStep  = 2 << 20
 )
 
@@ -75,12 +76,13 @@ func scanMappedWindow(s *segment, pos, n int64, fn func(*record.Batch) (bool, er
 				Reason: "the segment shrank under the read", Err: record.ErrTruncated}
 		}
 	}()
-	populated, step := 0, firstPopulate
+	// [start, populated) is the last range populated, chunk the next's size
+	start, populated, chunk := 0, 0, firstPopulate
 	for {
-		if at := int(sc.Pos() - pos); at+step/2 > populated && populated < len(m.Data) {
-			to := min(len(m.Data), at+step)
-			m.Populate(populated, to)
-			populated, step = to, min(2*step, populateStep)
+		if at := int(sc.Pos() - pos); populated < len(m.Data) && 2*at >= start+populated {
+			start, populated = populated, min(len(m.Data), max(at, populated)+chunk)
+			m.Populate(start, populated)
+			chunk = min(2*chunk, populateStep)
 		}
 		if !sc.Next() {
 			return sc.Pos(), false, sc.Err()

@@ -1,10 +1,14 @@
 package logstore
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
@@ -14,9 +18,10 @@ import (
 
 // mappedLog is a log of one segment holding records of 1 KiB values,
 // "v<offset>" padded, appended in batches of the sizes given (the last
-// one repeated up to n records): mapMin bytes or more.
+// one repeated up to n records; not cut at BatchBytes): mapMin bytes or
+// more.
 func mappedLog(t *testing.T, n int, cfg map[string]string, batches ...int) *Log {
-	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, Defaults: cfg})
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, Defaults: cfg, BatchBytes: math.MaxInt32})
 	t.Cleanup(func() { st.Close() })
 	for done, i := 0, 0; done < n; i++ {
 		rs := make([]record.Record, batches[min(i, len(batches)-1)])
@@ -120,5 +125,97 @@ func TestMappedReadSegmentTruncated(t *testing.T) {
 				t.Fatalf("%d records passed, want the 1000 before the truncation", n)
 			}
 		})
+	}
+}
+
+// A mapped scan that stops early has mapped little: the first record seen
+// through the mapping (of the third batch of 512 KB; the second is read
+// with preads, locatedRest) finds no more than its batch and the first
+// populate (256 KiB) resident in it, not the full populate step (2 MiB).
+func TestMappedScanPopulatesLittleFirst(t *testing.T) {
+	l := mappedLog(t, 6000, nil, 500)
+	segs, release := l.Segments()
+	defer release()
+	var file string
+	var rss int64
+	err := l.Read(segs[0], 0, func(r *record.Record) bool {
+		if r.Offset < 1000 {
+			return true
+		}
+		file, rss = mappingAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
+		return false
+	})
+	if err != nil || file == "" {
+		t.Fatalf("read: %v (record 1000 in the mapping of %q)", err, file)
+	}
+	if rss > 1<<20 {
+		t.Fatalf("%d KiB of the mapping resident after one batch of 512 KB", rss>>10)
+	}
+}
+
+// mappingAt is the mapping of this process holding addr, from
+// /proc/self/smaps: the file it maps ("" for none) and its Rss.
+func mappingAt(t *testing.T, addr uintptr) (file string, rss int64) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(sc.Text(), "%x-%x ", &lo, &hi); n == 2 { // a mapping's first line
+			if in = lo <= addr && addr < hi; in {
+				if fields := strings.Fields(sc.Text()); len(fields) > 5 {
+					file = fields[5]
+				}
+			}
+			continue
+		}
+		if in && strings.HasPrefix(sc.Text(), "Rss:") {
+			fmt.Sscanf(strings.TrimPrefix(sc.Text(), "Rss:"), "%d", &rss)
+			return file, rss << 10
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return "", 0
+}
+
+// A Read that stops a few batches after the one it located reads them with
+// preads, not through a mapping of the segment (6 MB of 64 KiB batches);
+// one going on reads the rest of the segment through a mapping.
+func TestLocatedReadMapsOnlyFarOn(t *testing.T) {
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true})
+	defer st.Close()
+	for done := 0; done < 6000; done += 500 {
+		rs := make([]record.Record, 500)
+		for i := range rs {
+			rs[i].Value = []byte(fmt.Sprintf("v%-1023d", done+i))
+		}
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segs, release := l.Segments()
+	defer release()
+	for _, c := range []struct {
+		at     int64
+		mapped bool
+	}{{150, false}, {5000, true}} {
+		file := "?"
+		err := l.Read(segs[0], 10, func(r *record.Record) bool {
+			if r.Offset < c.at {
+				return true
+			}
+			if r.Offset != c.at || string(r.Value) != fmt.Sprintf("v%-1023d", c.at) {
+				t.Fatalf("record %d: %.12q", r.Offset, r.Value)
+			}
+			file, _ = mappingAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
+			return false
+		})
+		if err != nil || strings.HasSuffix(file, kafkaname.LogSuffix) != c.mapped {
+			t.Fatalf("record %d read from the mapping of %q, want mapped %v (%v)", c.at, file, c.mapped, err)
+		}
 	}
 }
