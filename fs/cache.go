@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -49,12 +50,12 @@ var pageMask = int64(os.Getpagesize()) - 1
 //
 // One open at a time reads through the cache (a re-read after a read is
 // served from it); an open made while another one does reads with direct
-// I/O. Two cached readers let the kernel act on the pages of one while it
-// answers the other: a page one has in hand is copied out after the other
-// raised the size past its zeros (seen under concurrent readers and
-// appends, which then read zeros). No open reads through the cache either
-// while a write may have put the kernel's size past the file's end
-// (sizeAhead).
+// I/O. With two cached readers the kernel acts on the pages of one while
+// it answers the other: a page one has in hand is copied out after the
+// other raised the size past its zeros. No open reads through the cache
+// either while a write may have put the kernel's size past the file's end
+// (sizeAhead). A cached read whose position retention or compaction
+// emptied fails (errRemoved).
 //
 // The mount controls the kernel's data cache explicitly (go-fuse
 // ExplicitDataCacheControl): a larger st_size does not drop the cache, so
@@ -136,6 +137,12 @@ func (h *viewHandle) uncache() {
 	h.nextPos = -1
 	h.n.cache.direct()
 }
+
+// errRemoved fails a cached read of a position whose records retention or
+// compaction removed (viewHandle.Read): the bytes the kernel would cache
+// there are not the ones its other pages hold; reopening reads on with
+// direct I/O.
+var errRemoved = errors.New("records at this position of a cached open were removed; reopen to read on")
 
 // closed releases a cached open.
 func (c *viewCache) closed() {
@@ -236,10 +243,37 @@ func (c *viewCache) appended(ino *gofs.Inode, off int64) {
 // files (partlog.SegmentFiler), whose snapshots show every change. An
 // error counts as a gap.
 func (n *viewNode) gapless() bool {
+	ok, err := n.withLocalLayout(func(ly *layout) (bool, error) {
+		return ly.gapless(n.k) && n.p.log.StartOffset() <= ly.segs[0].base, nil
+	})
+	return err == nil && ok
+}
+
+// gaplessIn reports whether file positions [from, to) of n are in no gap
+// (layout.gaplessIn) and after the log's first record: the bytes there
+// stay what they are. An error counts as a gap.
+func (n *viewNode) gaplessIn(from, to int64) bool {
+	ok, err := n.withLocalLayout(func(ly *layout) (bool, error) {
+		from, to := n.startPos+from, n.startPos+to
+		if start := n.p.log.StartOffset(); start > ly.segs[0].base {
+			pos, err := ly.posOf(n.k, start)
+			if err != nil || from < pos {
+				return false, err
+			}
+		}
+		return ly.gaplessIn(n.k, from, to)
+	})
+	return err == nil && ok
+}
+
+// withLocalLayout runs fn on n's layout reconciled with a fresh snapshot,
+// its last segment scanned, for a Log of local files
+// (partlog.SegmentFiler) only; for others it reports false.
+func (n *viewNode) withLocalLayout(fn func(ly *layout) (bool, error)) (bool, error) {
 	if _, ok := n.p.segmentFiler(); !ok {
 		// Not the backend's own files: records may change behind its
 		// snapshots (a cluster compacting), unseen until read again.
-		return false
+		return false, nil
 	}
 	ly := n.p.ly
 	ok := false
@@ -247,8 +281,9 @@ func (n *viewNode) gapless() bool {
 		if _, err := ly.end(n.k); err != nil {
 			return err
 		}
-		ok = ly.gapless(n.k) && n.p.log.StartOffset() <= ly.segs[0].base
-		return nil
+		var err error
+		ok, err = fn(ly)
+		return err
 	})
-	return err == nil && ok
+	return ok, err
 }

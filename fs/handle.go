@@ -127,6 +127,14 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 			break // the end of the file
 		}
 	}
+	if h.cached && res.size > 0 && !n.gaplessIn(off, off+int64(res.size)) {
+		// Retention or compaction removed records here: what was
+		// rendered may have moved up to this position, where the kernel
+		// would keep it. Fail rather than cache moved bytes.
+		res.Done()
+		h.uncache()
+		return nil, fail(lg, "read", errRemoved)
+	}
 	h.nextPos += int64(res.size)
 	n.p.fsys.opt.Metrics.Read(n.p.log.Topic(), n.p.log.Partition(), res.size, 0)
 	if res.size == 0 {

@@ -318,6 +318,32 @@ func (ly *layout) gapless(k kind) bool {
 	return true
 }
 
+// gaplessIn reports whether stream k has no gap in positions [from, to):
+// the first segment's range starts at or before from, and no segment's
+// content ends inside the range before the next one's range starts (a
+// segment not wholly accounted for is scanned to know). REQUIRES: mu
+// held, after sync.
+func (ly *layout) gaplessIn(k kind, from, to int64) (bool, error) {
+	if ly.segs[0].start[k] > from {
+		return false, nil
+	}
+	for i := 1; i < len(ly.segs); i++ {
+		p, s := ly.segs[i-1], ly.segs[i]
+		if s.start[k] <= from || p.start[k] >= to {
+			continue
+		}
+		if p.next < p.snap.Next {
+			if err := ly.scan(p, p.snap.Next); err != nil {
+				return false, err
+			}
+		}
+		if end := p.start[k] + p.length[k]; end != s.start[k] && end < to {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 // noteAppend accounts for records just appended at offsets first.. (as m
 // measured them) so that a stat after a write does not read them back. It
 // only does so when they surely landed right after what is known of the

@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"errors"
 	"runtime/debug"
 	"unsafe"
 
@@ -8,28 +9,60 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// A scan of mapMin bytes or more reads the segment through a read-only
-// mapping (scanMapped), whose pages the kernel maps populateStep bytes at a
-// time ahead of the scan; shorter ones read it with preads into a buffer.
+// A scan of mapMin bytes or more reads the segment through read-only
+// mappings of mapWindow bytes (scanMapped), whose pages the kernel maps
+// ahead of the scan once it is halfway through the range mapped last:
+// firstPopulate bytes first, then twice as many each time up to
+// populateStep, so a scan that stops after a few records (a lookup's first
+// rendering) maps, and unmaps, only those pages. Shorter scans read the
+// segment with preads into a buffer. A window is unmapped once scanned,
+// so a scan holds no more than one window of the page cache mapped.
 const (
-	mapMin       = 1 << 20
-	populateStep = 2 << 20
+	mapMin        = 1 << 20
+	mapWindow     = 8 << 20
+	firstPopulate = 256 << 10
+	populateStep  = 2 << 20
 )
 
-// scanMapped is scanWindows of [pos, end) through a mapping of the
-// segment: the batches passed to fn, and the records decoded from them,
-// are the page cache's bytes, not a copy of them, valid until it returns.
-// done is false when the segment cannot be mapped (the caller reads it).
+// scanMapped is scanWindows of [pos, end) through mappings of the
+// segment, a window at a time: the batches passed to fn, and the records
+// decoded from them, are the page cache's bytes, not a copy of them,
+// valid until fn returns. done is false when a window could not be
+// mapped: the batches from next on are left to the caller.
+func scanMapped(s *segment, pos, end int64, fn func(*record.Batch) (bool, error)) (next int64, done bool, err error) {
+	for n := int64(mapWindow); pos < end; {
+		size := min(n, end-pos)
+		next, stop, err := scanMappedWindow(s, pos, size, fn)
+		switch {
+		case err == errNotMapped:
+			return pos, false, nil
+		case stop || err != nil && (pos+size == end || !errors.Is(err, record.ErrTruncated)):
+			return next, true, err
+		case next == pos: // a batch larger than the window
+			n *= 2
+		default: // the next window starts with the batch crossing this one's end
+			n = mapWindow
+		}
+		pos = next
+	}
+	return pos, true, nil
+}
+
+var errNotMapped = errors.New("segment window not mapped")
+
+// scanMappedWindow passes fn the batches wholly inside [pos, pos+n),
+// mapped, and returns the position after the last one and whether fn
+// stopped the scan (or it failed).
 //
 // The data directory can be written by others: a segment truncated under
 // the scan makes the next touch of a byte past its new end fault (SIGBUS).
 // The scan's goroutine panics instead of crashing (debug.SetPanicOnFault),
 // and a fault in the mapping, in fn or in the scan, is recovered here: it
 // fails the scan as a truncation at the position it had reached.
-func scanMapped(s *segment, pos, end int64, fn func(*record.Batch) (bool, error)) (done bool, err error) {
-	m, merr := vfs.Map(s.log, pos, end-pos)
+func scanMappedWindow(s *segment, pos, n int64, fn func(*record.Batch) (bool, error)) (next int64, stop bool, err error) {
+	m, merr := vfs.Map(s.log, pos, n)
 	if merr != nil {
-		return false, nil
+		return pos, false, errNotMapped
 	}
 	defer m.Unmap()
 	sc := record.NewBytesScannerAt(m.Data, pos, s.path)
@@ -39,22 +72,23 @@ func scanMapped(s *segment, pos, end int64, fn func(*record.Batch) (bool, error)
 			if !faultIn(r, m.Data) {
 				panic(r)
 			}
-			done, err = true, &record.CorruptionError{File: s.path, Pos: sc.Pos(),
+			next, stop, err = sc.Pos(), true, &record.CorruptionError{File: s.path, Pos: sc.Pos(),
 				Reason: "the segment shrank under the read", Err: record.ErrTruncated}
 		}
 	}()
-	populated := 0
+	// [start, populated) is the last range populated, chunk the next's size
+	start, populated, chunk := 0, 0, firstPopulate
 	for {
-		if at := int(sc.Pos() - pos); at+populateStep/2 > populated && populated < len(m.Data) {
-			next := min(len(m.Data), at+populateStep)
-			m.Populate(populated, next)
-			populated = next
+		if at := int(sc.Pos() - pos); populated < len(m.Data) && 2*at >= start+populated {
+			start, populated = populated, min(len(m.Data), max(at, populated)+chunk)
+			m.Populate(start, populated)
+			chunk = min(2*chunk, populateStep)
 		}
 		if !sc.Next() {
-			return true, sc.Err()
+			return sc.Pos(), false, sc.Err()
 		}
 		if stop, err := fn(sc.Batch()); err != nil || stop {
-			return true, err
+			return sc.Pos(), true, err
 		}
 	}
 }

@@ -1,10 +1,14 @@
 package logstore
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
@@ -12,40 +16,48 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// mappedLog is a log of one segment holding n records of 1 KiB values,
-// "v<offset>" padded, appended in batches of 500: several times mapMin.
-func mappedLog(t *testing.T, n int) (*Store, *Log) {
-	st, l := openAt(t, t.TempDir(), Options{NoBackground: true})
+// mappedLog is a log of one segment holding records of 1 KiB values,
+// "v<offset>" padded, appended in batches of the sizes given (the last
+// one repeated up to n records; not cut at BatchBytes): mapMin bytes or
+// more.
+func mappedLog(t *testing.T, n int, cfg map[string]string, batches ...int) *Log {
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, Defaults: cfg, BatchBytes: math.MaxInt32})
 	t.Cleanup(func() { st.Close() })
-	for done := 0; done < n; done += 500 {
-		rs := make([]record.Record, 500)
+	for done, i := 0, 0; done < n; i++ {
+		rs := make([]record.Record, batches[min(i, len(batches)-1)])
 		for i := range rs {
 			rs[i] = record.Record{Timestamp: int64(done + i + 1), Value: []byte(fmt.Sprintf("v%-1023d", done+i))}
 		}
 		if _, err := l.Append(rs); err != nil {
 			t.Fatal(err)
 		}
+		done += len(rs)
 	}
-	if size := l.Stats().SizeBytes; size < 3*mapMin {
-		t.Fatalf("log of %d bytes, want %d or more", size, 3*mapMin)
+	if size := l.Stats().SizeBytes; size < mapMin {
+		t.Fatalf("log of %d bytes, want %d or more", size, mapMin)
 	}
-	return st, l
+	return l
 }
 
-// TestMappedReadRecords reads a segment larger than mapMin (through a
-// mapping) from several offsets: every record from there, in order, with
-// its value.
+// TestMappedReadRecords reads segments scanned through mappings from
+// several offsets: every record from there, in order, with its value. The
+// first segment spans three windows, batches crossing their ends; the
+// second holds a batch larger than a window.
 func TestMappedReadRecords(t *testing.T) {
-	_, l := mappedLog(t, 6000)
-	for _, from := range []int64{0, 1, 499, 500, 2999, 5999} {
-		got := readLog(t, l, from)
-		if len(got) != 6000-int(from) {
-			t.Fatalf("from %d: %d records, want %d", from, len(got), 6000-from)
-		}
-		for i, r := range got {
-			off := from + int64(i)
-			if r.off != off || r.ts != off+1 || r.value != fmt.Sprintf("v%-1023d", off) {
-				t.Fatalf("from %d: record %d is offset %d ts %d value %.12q", from, i, r.off, r.ts, r.value)
+	crossing := mappedLog(t, 20_000, nil, 500)
+	large := mappedLog(t, 13_000, map[string]string{"max.message.bytes": "20000000"}, 500, 500, 10_000, 500)
+	for _, l := range []*Log{crossing, large} {
+		n := l.EndOffset()
+		for _, from := range []int64{0, 1, 499, 500, n / 2, n - 1} {
+			got := readLog(t, l, from)
+			if int64(len(got)) != n-from {
+				t.Fatalf("from %d: %d records, want %d", from, len(got), n-from)
+			}
+			for i, r := range got {
+				off := from + int64(i)
+				if r.off != off || r.ts != off+1 || r.value != fmt.Sprintf("v%-1023d", off) {
+					t.Fatalf("from %d: record %d is offset %d ts %d value %.12q", from, i, r.off, r.ts, r.value)
+				}
 			}
 		}
 	}
@@ -55,7 +67,7 @@ func TestMappedReadRecords(t *testing.T) {
 // segment: the read fails with a corruption naming that batch's position
 // in the file, after passing every record before it.
 func TestMappedReadCorruptPosition(t *testing.T) {
-	_, l := mappedLog(t, 6000)
+	l := mappedLog(t, 6000, nil, 500)
 	segs, release := l.Segments()
 	defer release()
 	_, pos, err := l.Locate(4000) // the batch of offsets 4000-4499
@@ -76,26 +88,134 @@ func TestMappedReadCorruptPosition(t *testing.T) {
 }
 
 // TestMappedReadSegmentTruncated truncates the segment under a mapped
-// read (as another account writing the data directory could): the read
-// fails with a truncation, and the process does not crash of the SIGBUS.
+// read (as another account writing the data directory could) once the
+// callback has had the records of the first two appends: to 4 KiB, and to
+// just past the header of the next batch, whose bytes the CRC check then
+// faults on. The read fails with a truncation at that batch, and the
+// process does not crash of the SIGBUS.
 func TestMappedReadSegmentTruncated(t *testing.T) {
-	_, l := mappedLog(t, 6000)
-	segs, release := l.Segments()
-	defer release()
-	path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
-	n := 0
-	err := l.Read(segs[0], 0, func(r *record.Record) bool {
-		if n++; n == 1000 {
-			if err := os.Truncate(path, 4096); err != nil {
+	for _, name := range []string{"to 4 KiB", "in the next batch"} {
+		t.Run(name, func(t *testing.T) {
+			l := mappedLog(t, 6000, nil, 500)
+			segs, release := l.Segments()
+			defer release()
+			_, next, err := l.Locate(1000)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		return true
-	})
-	if !errors.Is(err, partlog.ErrCorrupt) || !errors.Is(err, record.ErrTruncated) {
-		t.Fatalf("read of a segment truncated under it: %v after %d records, want a truncation", err, n)
+			size := int64(4096)
+			if name != "to 4 KiB" {
+				size = next + 8192
+			}
+			path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
+			n := 0
+			err = l.Read(segs[0], 0, func(r *record.Record) bool {
+				if n++; n == 1000 {
+					if err := os.Truncate(path, size); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return true
+			})
+			var ce *record.CorruptionError
+			if !errors.As(err, &ce) || !errors.Is(err, partlog.ErrCorrupt) || !errors.Is(err, record.ErrTruncated) || ce.Pos != next {
+				t.Fatalf("read of a segment truncated under it: %v, want a truncation at %d", err, next)
+			}
+			if n != 1000 {
+				t.Fatalf("%d records passed, want the 1000 before the truncation", n)
+			}
+		})
 	}
-	if n >= 6000 {
-		t.Fatalf("%d records read from a segment truncated to 4 KiB", n)
+}
+
+// A mapped scan that stops early has mapped little: the first record seen
+// through the mapping (of the third batch of 512 KB; the second is read
+// with preads, locatedRest) finds no more than its batch and the first
+// populate (256 KiB) resident in it, not the full populate step (2 MiB).
+func TestMappedScanPopulatesLittleFirst(t *testing.T) {
+	l := mappedLog(t, 6000, nil, 500)
+	segs, release := l.Segments()
+	defer release()
+	var file string
+	var rss int64
+	err := l.Read(segs[0], 0, func(r *record.Record) bool {
+		if r.Offset < 1000 {
+			return true
+		}
+		file, rss = mappingAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
+		return false
+	})
+	if err != nil || file == "" {
+		t.Fatalf("read: %v (record 1000 in the mapping of %q)", err, file)
+	}
+	if rss > 1<<20 {
+		t.Fatalf("%d KiB of the mapping resident after one batch of 512 KB", rss>>10)
+	}
+}
+
+// mappingAt is the mapping of this process holding addr, from
+// /proc/self/smaps: the file it maps ("" for none) and its Rss.
+func mappingAt(t *testing.T, addr uintptr) (file string, rss int64) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(sc.Text(), "%x-%x ", &lo, &hi); n == 2 { // a mapping's first line
+			if in = lo <= addr && addr < hi; in {
+				if fields := strings.Fields(sc.Text()); len(fields) > 5 {
+					file = fields[5]
+				}
+			}
+			continue
+		}
+		if in && strings.HasPrefix(sc.Text(), "Rss:") {
+			fmt.Sscanf(strings.TrimPrefix(sc.Text(), "Rss:"), "%d", &rss)
+			return file, rss << 10
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return "", 0
+}
+
+// A Read that stops a few batches after the one it located reads them with
+// preads, not through a mapping of the segment (6 MB of 64 KiB batches);
+// one going on reads the rest of the segment through a mapping.
+func TestLocatedReadMapsOnlyFarOn(t *testing.T) {
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true})
+	defer st.Close()
+	for done := 0; done < 6000; done += 500 {
+		rs := make([]record.Record, 500)
+		for i := range rs {
+			rs[i].Value = []byte(fmt.Sprintf("v%-1023d", done+i))
+		}
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segs, release := l.Segments()
+	defer release()
+	for _, c := range []struct {
+		at     int64
+		mapped bool
+	}{{150, false}, {5000, true}} {
+		file := "?"
+		err := l.Read(segs[0], 10, func(r *record.Record) bool {
+			if r.Offset < c.at {
+				return true
+			}
+			if r.Offset != c.at || string(r.Value) != fmt.Sprintf("v%-1023d", c.at) {
+				t.Fatalf("record %d: %.12q", r.Offset, r.Value)
+			}
+			file, _ = mappingAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
+			return false
+		})
+		if err != nil || strings.HasSuffix(file, kafkaname.LogSuffix) != c.mapped {
+			t.Fatalf("record %d read from the mapping of %q, want mapped %v (%v)", c.at, file, c.mapped, err)
+		}
 	}
 }

@@ -109,8 +109,14 @@ func (v *recordFilter) readLocated(w *fileWindow, pos int64, h *record.BatchHead
 		return scanErr(v.s, pos, err)
 	}
 	next := pos + h.Size()
-	return scanErr(v.s, next, scanWindows(v.s, next, size, size-next, v.batch))
+	return scanErr(v.s, next, scanWindows(v.s, next, size, min(size-next, locatedRest), v.batch))
 }
+
+// locatedRest is how much of the segment after a located batch a Read
+// scans with preads, which read ahead 32 KiB first: a lookup's rendering
+// stops a few records on, where mapping the segment (and unmapping it)
+// costs more than the reads. A longer scan goes on through a mapping.
+const locatedRest = 512 << 10
 
 // readFrom scans from pos (0 or an index position) and hands the records
 // >= from to fn; errIndexMismatch when the batch at pos is not the one an

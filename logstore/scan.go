@@ -37,11 +37,14 @@ func scanWindows(s *segment, pos, end, window int64, fn func(b *record.Batch) (b
 			scanners.Put(sc)
 		}
 	}()
+	mappable := true
 	for pos < end {
-		if window >= mapMin {
-			if done, err := scanMapped(s, pos, end, fn); done {
+		if mappable && window >= mapMin {
+			next, done, err := scanMapped(s, pos, end, fn)
+			if done {
 				return err
 			}
+			pos, mappable = next, false
 		}
 		wend := min(end, pos+window)
 		sc.Reset(s.log, pos, wend, s.path)

@@ -2,10 +2,12 @@ package e2e
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -322,5 +324,43 @@ func TestNoCacheWhileSizeAhead(t *testing.T) {
 	cat()
 	if n := readsOf(t, e, cat); n != 0 || got != want {
 		t.Errorf("cat after the line ended: %d reads reached the daemon, %q at the end", n, got[max(0, len(got)-20):])
+	}
+}
+
+// TestCachedReadOfRemovedRecords: an open reading through the page cache
+// whose records at a position retention then removed, not cached yet,
+// gets EIO there — not the next surviving records' bytes, which the
+// kernel would cache at that position — and a new open reads on with
+// direct I/O from the surviving records.
+func TestCachedReadOfRemovedRecords(t *testing.T) {
+	e := newEnv(t, mountOpt{defaults: map[string]string{"file.delete.delay.ms": "0"}})
+	e.Sh("mkdir t && printf 'segment.bytes=65536\\nretention.bytes=1048576\\n' >> t/config")
+	e.Sh("seq 1 1000000 >> t/0/log")
+	old := seqLines(1, 1000000)
+	f, err := os.Open(e.Path("t/0/log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != old[:4096] {
+		t.Fatalf("first read: %v", err)
+	}
+	if err := e.st.RunMaintenance(true, false); err != nil {
+		t.Fatal(err)
+	}
+	const at = 3 << 20
+	got := make([]byte, 4096)
+	n, err := f.ReadAt(got, at)
+	if err == nil && string(got[:n]) != old[at:at+n] {
+		t.Fatalf("read at %d after retention removed it: %.40q, the file had %.40q", at, got[:n], old[at:])
+	}
+	if err != nil && !errors.Is(err, syscall.EIO) {
+		t.Fatalf("read at %d after retention removed it: %v, want EIO or the old bytes", at, err)
+	}
+	plain, _ := apiRendering(t, e)
+	b, err := os.ReadFile(e.Path("t/0/log"))
+	if err != nil || !strings.HasSuffix(old, string(b)) || !strings.HasSuffix(string(b), plain) {
+		t.Fatalf("a new open: %d bytes, %v; want the surviving %d bytes", len(b), err, len(plain))
 	}
 }
