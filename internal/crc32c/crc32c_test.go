@@ -7,8 +7,19 @@ import (
 )
 
 // TestUpdate compares Update with hash/crc32 at every length up to 4 KiB
-// and some longer, at every alignment mod 64, from random registers.
+// and some longer, at every alignment mod 64, from random registers, on
+// the folded path where this CPU has it and on the path of a CPU without.
 func TestUpdate(t *testing.T) {
+	folds := useFold
+	defer func() { useFold = folds }()
+	if folds {
+		t.Run("folded", checkUpdate)
+	}
+	useFold = false
+	t.Run("hash-crc32", checkUpdate)
+}
+
+func checkUpdate(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	buf := make([]byte, 300_000)
 	rng.Read(buf)
