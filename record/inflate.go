@@ -233,7 +233,7 @@ func (f *inflater) gunzipMember(dst, src []byte, limit int) ([]byte, error) {
 		return dst, errInflateDeclined
 	}
 	size := int(binary.LittleEndian.Uint32(src[len(src)-4:]))
-	if size > limit {
+	if size > limit || size > maxInflated(len(src)-18) {
 		return dst, errInflateDeclined
 	}
 	if cap(dst) < size {
@@ -247,6 +247,12 @@ func (f *inflater) gunzipMember(dst, src []byte, limit int) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// maxInflated is the most bytes a deflate stream of n bytes inflates to:
+// every symbol takes a bit at least, a match two (its length and distance
+// codes) for at most 258 bytes. A member's ISIZE claiming more is false,
+// and its buffer is not made.
+func maxInflated(n int) int { return n * 8 / 2 * 258 }
 
 // inflate decodes the deflate stream of r into buf (its whole length is
 // room), growing it up to limit bytes; it returns the output.

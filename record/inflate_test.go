@@ -3,7 +3,9 @@ package record
 import (
 	"bytes"
 	stdgzip "compress/gzip"
+	"encoding/binary"
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/klauspost/compress/flate"
@@ -108,6 +110,32 @@ func TestInflateDeclines(t *testing.T) {
 	}
 }
 
+// TestInflateFalseSize: a member whose ISIZE claims more than its deflate
+// bytes can inflate to (here the bound, from an empty block) fails, and no
+// buffer of the claimed size is made for it.
+func TestInflateFalseSize(t *testing.T) {
+	limit := DefaultMaxDecompressed
+	member := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255, 3, 0, 0, 0, 0, 0}
+	member = binary.LittleEndian.AppendUint32(member, uint32(limit))
+	var f inflater
+	if out, err := f.gunzipMember(nil, member, limit); err != errInflateDeclined || cap(out) != 0 {
+		t.Fatalf("gunzipMember: %v, a buffer of %d bytes", err, cap(out))
+	}
+	var d decompressors
+	d.gunzip(nil, member, limit)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		if out, err := d.gunzip(nil, member, limit); err == nil {
+			t.Fatalf("inflated to %d bytes", len(out))
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+		t.Errorf("10 members of %d bytes claiming %d: %d bytes allocated", len(member), limit, n)
+	}
+}
+
 // FuzzInflate: whatever deflate stream the inflater decodes (within its
 // input), klauspost's reader decodes to the same bytes.
 func FuzzInflate(f *testing.F) {
@@ -124,6 +152,9 @@ func FuzzInflate(f *testing.F) {
 		out, ok := inf.inflate(make([]byte, 0, 64), &r, 1<<20)
 		if !ok || r.overrun() {
 			return
+		}
+		if len(out) > maxInflated(len(deflated)) {
+			t.Fatalf("%d bytes inflated to %d, over the bound", len(deflated), len(out))
 		}
 		want, err := io.ReadAll(flate.NewReader(bytes.NewReader(deflated)))
 		if err != nil || !bytes.Equal(out, want) {

@@ -86,3 +86,30 @@ func TestReferenceToolsDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestLZ4FrameEdges: around the 64 KiB block boundary and the block
+// compressor's end limits, our frame, read in place or through a copy, is
+// the reference tool's, and it decodes it.
+func TestLZ4FrameEdges(t *testing.T) {
+	needTool(t, "lz4")
+	text := bytes.Repeat([]byte("partfs lz4 edge line 0123456789\n"), 5000)
+	var c compressors
+	for _, n := range []int{1, 12, 13, 17, lz4BlockSize - 1, lz4BlockSize, lz4BlockSize + 1,
+		lz4BlockSize + 12, lz4BlockSize + 13, 2*lz4BlockSize + 1} {
+		in := text[:n:n]
+		ref := runTool(t, in, "lz4", "-1", "-B4", "-BI", "--no-frame-crc", "-c")
+		wide := append(make([]byte, 0, n+lz4Window), in...)
+		for _, src := range [][]byte{in, wide} {
+			ours, err := c.kafkaLZ4(nil, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(ours, ref) {
+				t.Errorf("%d bytes (capacity %d): our frame has %d bytes, lz4's %d, or differs", n, cap(src), len(ours), len(ref))
+			}
+			if got := runTool(t, ours, "lz4", "-d", "-c"); !bytes.Equal(got, in) {
+				t.Errorf("%d bytes: lz4 -d gave %d bytes", n, len(got))
+			}
+		}
+	}
+}

@@ -7,8 +7,19 @@ import (
 )
 
 // TestUpdate compares Update with hash/crc32 at every length up to 4 KiB
-// and some longer, at every alignment mod 64, from random registers.
+// and some longer, at every alignment mod 64, from random registers, on
+// the folded path where this CPU has it and on the path of a CPU without.
 func TestUpdate(t *testing.T) {
+	folds := useFold
+	defer func() { useFold = folds }()
+	if folds {
+		t.Run("folded", checkUpdate)
+	}
+	useFold = false
+	t.Run("hash-crc32", checkUpdate)
+}
+
+func checkUpdate(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	buf := make([]byte, 300_000)
 	rng.Read(buf)
@@ -91,4 +102,28 @@ func BenchmarkUpdate(b *testing.B) {
 			b.ReportMetric(median(ratios), "x-hash-crc32")
 		})
 	}
+}
+
+// BenchmarkUpdateCold is BenchmarkUpdate of 64 KiB pieces walking a
+// 256 MiB buffer, which the CPU caches do not hold: the bytes come from
+// memory, as a page cache's do.
+func BenchmarkUpdateCold(b *testing.B) {
+	p := make([]byte, 256<<20)
+	rand.New(rand.NewSource(1)).Read(p)
+	const piece = 64 << 10
+	b.SetBytes(piece)
+	b.ResetTimer()
+	var ratios []float64
+	var sink uint32
+	off := 0
+	next := func() []byte { off = (off + piece) % len(p); return p[off : off+piece] }
+	for done := 0; done < b.N; done += 256 {
+		k := min(256, b.N-done)
+		ours := timeIt(k, func() { sink += Update(sink, next()) })
+		b.StopTimer()
+		lib := timeIt(k, func() { sink += crc32.Update(sink, table, next()) })
+		b.StartTimer()
+		ratios = append(ratios, lib/ours)
+	}
+	b.ReportMetric(median(ratios), "x-hash-crc32")
 }
