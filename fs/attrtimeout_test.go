@@ -8,7 +8,6 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/partfs/partfs/partlog/memlog"
-	"github.com/partfs/partfs/record"
 )
 
 // Directories' attributes reach the kernel with dirAttrTimeout, from their
@@ -16,17 +15,8 @@ import (
 // directories again; a file's (log, @offset/N) with none, so its size is
 // asked for at every stat.
 func TestDirAttributesKept(t *testing.T) {
-	st := memlog.New(memlog.Options{})
-	if err := st.CreateTopic("t"); err != nil {
-		t.Fatal(err)
-	}
-	l, err := st.Log("t", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.Append(make([]record.Record, 5)); err != nil {
-		t.Fatal(err)
-	}
+	st := memlog.New(streamLogOptions)
+	fillStreamLog(t, st)
 	f := New(Options{Store: st})
 	defer f.Close()
 	root := f.Root()
