@@ -10,12 +10,23 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// An uncompressed append of 1 MiB, by Append or AppendLines, is written as
-// batches of at most BatchBytes, each as full as the next record allows,
-// in one append: offsets and values read back in order, and a line larger
-// than BatchBytes (under max.message.bytes) gets a batch of its own.
+// cutBytes is the Options.BatchBytes of the tests that cut appends.
+const cutBytes = 64 << 10
+
+// cutOptions are test options with appends cut at cutBytes.
+func cutOptions(fs vfs.FS) Options {
+	opt := testOptions(fs, newClock(), nil)
+	opt.BatchBytes = cutBytes
+	return opt
+}
+
+// With Options.BatchBytes, an uncompressed append of 1 MiB, by Append or
+// AppendLines, is written as batches of at most that size, each as full as
+// the next record allows, in one append: offsets and values read back in
+// order, and a line larger than the cut (under max.message.bytes) gets a
+// batch of its own.
 func TestAppendCutsBatches(t *testing.T) {
-	big := bytes.Repeat([]byte("b"), BatchBytes+1000)
+	big := bytes.Repeat([]byte("b"), cutBytes+1000)
 	var text []byte
 	for i := 0; len(text) < 1<<20; i++ {
 		text = fmt.Appendf(text, "%010d%s\n", i, bytes.Repeat([]byte("x"), 109))
@@ -24,7 +35,7 @@ func TestAppendCutsBatches(t *testing.T) {
 	recs := record.AppendLineRecords(nil, text)
 	for _, lines := range []bool{false, true} {
 		fs := vfs.NewCrashFS()
-		st, l := openTest(t, fs, newClock(), nil)
+		st, l := openAt(t, "/data", cutOptions(fs))
 		var first int64
 		var n int
 		var err error
@@ -60,12 +71,12 @@ func TestAppendCutsBatches(t *testing.T) {
 			pos += h.Size()
 		}
 		last := len(sizes) - 1
-		if len(sizes) < 17 || sizes[last] <= BatchBytes || sizes[last] > int64(len(big))+100 {
+		if len(sizes) < 17 || sizes[last] <= cutBytes || sizes[last] > int64(len(big))+100 {
 			t.Fatalf("lines %v: %d batches, the last (the large line alone) %d bytes", lines, len(sizes), sizes[last])
 		}
 		for i, s := range sizes[:last-1] {
-			if s > BatchBytes || s < BatchBytes-200 {
-				t.Fatalf("lines %v: batch %d is %d bytes, want at most %d and within a record of it", lines, i, s, BatchBytes)
+			if s > cutBytes || s < cutBytes-200 {
+				t.Fatalf("lines %v: batch %d is %d bytes, want at most %d and within a record of it", lines, i, s, cutBytes)
 			}
 		}
 	}
@@ -84,7 +95,7 @@ func TestKilledMultiBatchAppendLeavesNone(t *testing.T) {
 		}
 		return false, nil
 	}))
-	st, l := openTest(t, fs, newClock(), nil)
+	st, l := openAt(t, "/data", cutOptions(fs))
 	if _, _, err := l.AppendLines([]byte("before\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +107,7 @@ func TestKilledMultiBatchAppendLeavesNone(t *testing.T) {
 	st.Close()
 	during := snaps[n:]
 	if len(during) < 2 {
-		t.Fatalf("the append of %d batches made %d writes", len(text)/BatchBytes+1, len(during))
+		t.Fatalf("the append of %d batches made %d writes", len(text)/cutBytes+1, len(during))
 	}
 	for i, data := range during {
 		crashed, c := writePartition("t-0", map[string][]byte{"00000000000000000000.log": data})
@@ -109,12 +120,12 @@ func TestKilledMultiBatchAppendLeavesNone(t *testing.T) {
 	}
 }
 
-// Options.BatchBytes moves the cut: at 1 MiB, 900 KiB of lines are one batch.
-func TestBatchBytesOption(t *testing.T) {
+// Without Options.BatchBytes, the records of one append are one batch
+// (SPEC §4: the complete lines of one write()): 900 KiB of lines, under
+// max.message.bytes, are one batch.
+func TestOneBatchPerAppend(t *testing.T) {
 	fs := vfs.NewCrashFS()
-	opt := testOptions(fs, newClock(), nil)
-	opt.BatchBytes = 1 << 20
-	st, l := openAt(t, "/data", opt)
+	st, l := openAt(t, "/data", testOptions(fs, newClock(), nil))
 	text := bytes.Repeat([]byte(strings.Repeat("z", 99)+"\n"), 9216)
 	if _, n, err := l.AppendLines(text); err != nil || n != 9216 {
 		t.Fatalf("append: %d records, %v", n, err)

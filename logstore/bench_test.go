@@ -210,7 +210,7 @@ func benchLog(b *testing.B, dir string, n int, cfg map[string]string) (*Store, *
 // benchLogBatches builds a log of n 120-byte records in batches of per
 // records (uncut: a Kafka producer's batches may be larger than ours).
 func benchLogBatches(b *testing.B, dir string, n, per int, cfg map[string]string) (*Store, *Log) {
-	st, err := Open(dir, Options{NoBackground: true, Defaults: cfg, BatchBytes: 1 << 20})
+	st, err := Open(dir, Options{NoBackground: true, Defaults: cfg})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // An append is encoded once. Uncompressed, in one pass: record.AppendBatches
-// cuts a batch before the record that would take it over BatchBytes (or
-// the limit, if smaller); a record larger than that gets a batch of its
-// own, refused only when over the limit.
+// cuts a batch before the record that would take it over the limit (or
+// Options.BatchBytes, if set and smaller); a record larger than that gets
+// a batch of its own, refused only when over the limit.
 // Compressed, its records are cut into batches up front from their exact
 // uncompressed sizes (planBatches), then each batch is encoded and
 // compressed; encodeSplit still checks every encoded batch against the
@@ -53,22 +53,15 @@ func (l *Log) batchLimit() int64 {
 	return limit
 }
 
-// BatchBytes is where an uncompressed append cuts its batches unless
-// Options.BatchBytes says otherwise, as Kafka's producer batch.size (16
-// KiB) cuts what it sends: a write of 1 MiB through the mount becomes 16
-// batches, and finding one record reads and checks 64 KiB, not the whole
-// write. A record larger than this gets a batch of its own, up to the
-// batch limit.
-const BatchBytes = 64 << 10
-
-// cutAt is where the uncompressed encoders cut a batch under limit.
-// REQUIRES: mu held.
+// cutAt is where the uncompressed encoders cut a batch under limit: at
+// the limit, so all records of one append are one batch (SPEC §4), unless
+// Options.BatchBytes asks for smaller batches, as Kafka's producer
+// batch.size cuts what it sends. REQUIRES: mu held.
 func (l *Log) cutAt(limit int64) int {
-	cut := int64(BatchBytes)
 	if l.store != nil && l.store.opt.BatchBytes > 0 {
-		cut = int64(l.store.opt.BatchBytes)
+		return int(min(limit, int64(l.store.opt.BatchBytes)))
 	}
-	return int(min(limit, cut))
+	return int(limit)
 }
 
 // wholeTryFactor bounds the compressed writes first encoded as one batch:

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"strings"
 	"testing"
@@ -18,10 +17,10 @@ import (
 
 // mappedLog is a log of one segment holding records of 1 KiB values,
 // "v<offset>" padded, appended in batches of the sizes given (the last
-// one repeated up to n records; not cut at BatchBytes): mapMin bytes or
+// one repeated up to n records, each one batch): mapMin bytes or
 // more.
 func mappedLog(t *testing.T, n int, cfg map[string]string, batches ...int) *Log {
-	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, Defaults: cfg, BatchBytes: math.MaxInt32})
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, Defaults: cfg})
 	t.Cleanup(func() { st.Close() })
 	for done, i := 0, 0; done < n; i++ {
 		rs := make([]record.Record, batches[min(i, len(batches)-1)])

@@ -42,8 +42,11 @@ type Options struct {
 	// (default math/rand).
 	Jitter func(n int64) int64
 
-	// BatchBytes is where an uncompressed append cuts its batches
-	// (default BatchBytes; max.message.bytes still bounds them).
+	// BatchBytes, if positive, cuts an uncompressed append into batches
+	// of at most this many bytes (a record larger gets a batch of its
+	// own). Zero: one batch per append, as SPEC §4 has it for a write();
+	// max.message.bytes bounds batches either way. Smaller batches make
+	// finding one record cheaper (it reads and checks its batch whole).
 	BatchBytes int
 }
 

@@ -27,6 +27,7 @@ var (
 	lineBytes   = flag.Int("line", 120, "bytes per input line, newline included (at least 12)")
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")
 	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
+	batchBytes  = flag.Int("batch-bytes", 0, "partfs mount --batch-bytes (0: one batch per write(), the default)")
 	only        = flag.String("only", "", `"head": only the lookup figures (the input written once, untimed); "throughput": only the rounds of cat >> log, cat log and cat log.jsonl`)
 )
 
@@ -97,7 +98,7 @@ func runBaseline(dir, in string, size int64) (w, r float64) {
 // mountPartfs mounts data on mnt with the partfs daemon.
 func mountPartfs(data, mnt string) *bu.Daemon {
 	_ = os.MkdirAll(data, 0o755)
-	return bu.Mount(mnt, *bu.PartfsBin, "mount", "--log-level", "warn", data, mnt)
+	return bu.Mount(mnt, *bu.PartfsBin, "mount", "--log-level", "warn", "--batch-bytes", strconv.Itoa(*batchBytes), data, mnt)
 }
 
 // partfsThroughput mounts a fresh data directory, appends the input to

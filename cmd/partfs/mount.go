@@ -50,6 +50,7 @@ flags:
 type mountFlags struct {
 	readOnly, allowOther, debugFUSE bool
 	noPageCache                     bool
+	batchBytes                      int
 	log                             logFlags
 	cpuProfile, metricsAddr         string
 	config                          configFlags
@@ -67,6 +68,7 @@ func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, co
 	fl.BoolVar(&mf.allowOther, "allow-other", false, "let users other than the mounting one use the mount")
 	fl.BoolVar(&mf.debugFUSE, "debug-fuse", false, "log every FUSE request")
 	fl.BoolVar(&mf.noPageCache, "no-page-cache", false, "read log and log.jsonl with direct I/O: a first read of a large log is faster, a re-read is not served from the kernel's cache")
+	fl.IntVar(&mf.batchBytes, "batch-bytes", 0, "cut an uncompressed write() into record batches of at most this many bytes, as Kafka's producer batch.size (finding a record reads its batch whole); 0: one batch per write()")
 	mf.log.register(fl, "info")
 	fl.StringVar(&mf.metricsAddr, "metrics-addr", "", "also serve MOUNTPOINT/.metrics over HTTP on this address (e.g. 127.0.0.1:9646)")
 	fl.StringVar(&mf.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole mount to this file")
@@ -219,7 +221,7 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 		return nil, fmt.Errorf("--config: %w", err)
 	}
 	st, err := logstore.Open(mf.datadir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
-		FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget), RetentionInterval: retention,
+		BatchBytes: mf.batchBytes, FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget), RetentionInterval: retention,
 		OnBackgroundError: func(task, topic string, partition int, _ error) {
 			mets.BackgroundFailed(task, topic, partition)
 		},
