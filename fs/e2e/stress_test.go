@@ -314,11 +314,11 @@ func jsonLine(rng *rand.Rand, who string, seq int) string {
 }
 
 // stressFor is how long each stress runs: PARTFS_STRESS_SECONDS; unset,
-// the stress is skipped. Under it a reader through the page cache can
-// still, rarely, copy a page it holds after another actor raised the
-// size past the page's zeros (one failure in about 3 minutes of
-// TestCachedReadersUnderAppends on 2 loaded cores); the deterministic
-// tests of cache_test.go run in CI instead.
+// the stress is skipped. Under it a reader through the page cache still,
+// rarely, reads zeros at the end of a page below the size (a random-
+// position reader: 2 runs in 10 of 2x30 s of TestCachedReadersUnderAppends
+// on 2 loaded cores), a race not found yet; the deterministic tests of
+// cache_test.go run in CI instead.
 func stressFor(t *testing.T) time.Duration {
 	v := os.Getenv("PARTFS_STRESS_SECONDS")
 	if v == "" {
