@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/partfs/partfs/record"
@@ -135,5 +136,49 @@ func TestOneBatchPerAppend(t *testing.T) {
 	h, err := record.ParseHeader(data)
 	if err != nil || h.NumRecords != 9216 || h.Size() != int64(len(data)) {
 		t.Fatalf("first batch: %d records, %d of %d bytes (%v)", h.NumRecords, h.Size(), len(data), err)
+	}
+}
+
+// An append of several batches whose second write (the first batch's
+// right CRC) fails is reported failed and leaves nothing: the segment is
+// cut back to its size before it, the log reads the records before it,
+// and the next append succeeds at the offset the failed one would have had.
+func TestFailedCRCWriteUndoesAppend(t *testing.T) {
+	mem := vfs.NewCrashFS()
+	const seg = "/data/t-0/00000000000000000000.log"
+	writes, failAt := 0, -1
+	fs := vfs.NewErrorFS(mem, vfs.InjectorFunc(func(op vfs.Op, name string) (bool, error) {
+		if op != vfs.OpWrite || !strings.HasSuffix(name, seg) {
+			return false, nil
+		}
+		writes++
+		if writes == failAt {
+			return false, syscall.EIO
+		}
+		return false, nil
+	}))
+	st, l := openAt(t, "/data", cutOptions(fs))
+	defer st.Close()
+	if _, _, err := l.AppendLines([]byte("before\n")); err != nil {
+		t.Fatal(err)
+	}
+	size := len(readFileBytes(t, mem, seg))
+	failAt = writes + 2
+	text := bytes.Repeat([]byte(strings.Repeat("y", 99)+"\n"), 3000)
+	if _, _, err := l.AppendLines(text); err == nil {
+		t.Fatal("append whose CRC write failed succeeded")
+	}
+	if writes != failAt {
+		t.Fatalf("the failed append made %d writes, want 2", writes-failAt+2)
+	}
+	if got := len(readFileBytes(t, mem, seg)); got != size {
+		t.Fatalf("segment is %d bytes after the failed append, want %d", got, size)
+	}
+	if first, _, err := l.AppendLines([]byte("after\n")); err != nil || first != 1 {
+		t.Fatalf("append after the failed one: offset %d, %v", first, err)
+	}
+	got := readLog(t, l, 0)
+	if len(got) != 2 || got[0].value != "before" || got[1].value != "after" {
+		t.Fatalf("records after the failed append: %v", got)
 	}
 }

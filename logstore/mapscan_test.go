@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unsafe"
@@ -216,5 +217,48 @@ func TestLocatedReadMapsOnlyFarOn(t *testing.T) {
 		if err != nil || strings.HasSuffix(file, kafkaname.LogSuffix) != c.mapped {
 			t.Fatalf("record %d read from the mapping of %q, want mapped %v (%v)", c.at, file, c.mapped, err)
 		}
+	}
+}
+
+// faultSink keeps the compiler from dropping the load that faults.
+var faultSink byte
+
+// A memory fault in fn outside the scan's mapping (here: in another
+// mapping whose file shrank) is not the scan's to recover: Read panics
+// with it, at the address fn touched.
+func TestMappedReadFaultElsewherePanics(t *testing.T) {
+	l := mappedLog(t, 6000, nil, 500)
+	segs, release := l.Segments()
+	defer release()
+	other, err := os.Create(filepath.Join(t.TempDir(), "other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Truncate(8192); err != nil {
+		t.Fatal(err)
+	}
+	m, err := vfs.Map(other, 0, 8192)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unmap()
+	if err := other.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	touched := &m.Data[4096]
+	r := func() (r any) {
+		defer func() { r = recover() }()
+		_ = l.Read(segs[0], 0, func(r *record.Record) bool {
+			if r.Offset == 3000 { // read through a mapping
+				faultSink = *touched
+			}
+			return true
+		})
+		return nil
+	}()
+	f, ok := r.(interface{ Addr() uintptr })
+	if !ok || f.Addr() != uintptr(unsafe.Pointer(touched)) {
+		t.Fatalf("Read recovered %v, want the fault at %p to go on", r, touched)
 	}
 }
