@@ -105,8 +105,8 @@ func TestLocateFindsTheBatchOfEveryOffset(t *testing.T) {
 }
 
 // largeBatchLog is a log of three batches of 1000 records of 120 bytes
-// (about 131 KB each, larger than an append cuts, so written as a segment
-// file the open recovers) with reads of its .log files counted.
+// (about 131 KB each, written as a segment file the open recovers) with
+// reads of its .log files counted.
 func largeBatchLog(t *testing.T) (*Store, *Log, *atomic.Int64) {
 	var seg []byte
 	var enc record.Encoder

@@ -183,10 +183,11 @@ func mappingAt(t *testing.T, addr uintptr) (file string, rss int64) {
 }
 
 // A Read that stops a few batches after the one it located reads them with
-// preads, not through a mapping of the segment (6 MB of 64 KiB batches);
-// one going on reads the rest of the segment through a mapping.
+// preads, not through a mapping of the segment (6 MB of appends cut into
+// 64 KiB batches); one going on reads the rest of the segment through a
+// mapping.
 func TestLocatedReadMapsOnlyFarOn(t *testing.T) {
-	st, l := openAt(t, t.TempDir(), Options{NoBackground: true})
+	st, l := openAt(t, t.TempDir(), Options{NoBackground: true, BatchBytes: 64 << 10})
 	defer st.Close()
 	for done := 0; done < 6000; done += 500 {
 		rs := make([]record.Record, 500)
