@@ -52,19 +52,24 @@ var pageMask = int64(os.Getpagesize()) - 1
 // served from it); an open made while another one does reads with direct
 // I/O. With two cached readers the kernel acts on the pages of one while
 // it answers the other: a page one has in hand is copied out after the
-// other raised the size past its zeros. No open reads through the cache
-// either while a write may have put the kernel's size past the file's end
-// (sizeAhead). A cached read whose position retention or compaction
-// emptied fails (errRemoved).
+// other raised the size past its zeros. A cached read whose position
+// retention or compaction emptied fails (errRemoved).
+//
+// Only a read-only mount caches (the view's node sets off otherwise): a
+// write through the kernel adds what it returns to the kernel's st_size,
+// which then runs past the file's end where the daemon holds a partial
+// line or renders a log.jsonl line shorter than written, and a cached read
+// ending there gets the rest of its page filled with zeros by the kernel.
+// A read-only mount's views grow only by what others append to the data
+// directory, which the kernel learns from a stat (grown).
 //
 // The mount controls the kernel's data cache explicitly (go-fuse
 // ExplicitDataCacheControl): a larger st_size does not drop the cache, so
 // growing files keep their pages. What the kernel holds beyond the old end
 // is handled here: the kernel fills the tail of the page a short read
 // ended in with zeros, which become stale once the file grows; each size
-// reported larger than such an end (Getattr) and each append through the
-// kernel (which moves its st_size itself) drops the pages from there on,
-// after the new bytes are readable.
+// reported larger than such an end (Getattr) drops the pages from there
+// on, after the new bytes are readable.
 type viewCache struct {
 	mu      sync.Mutex
 	off     bool  // a gap was seen: never cached again
@@ -74,7 +79,6 @@ type viewCache struct {
 	clean   int64 // the size of the last drop that finished: no page below it holds zeros
 	reading int   // cached reads running
 	readLow int64 // lowest position of the reads running, if any
-	ahead   int   // write handles that may have put the kernel's size past the file's (sizeAhead)
 
 	dropping sync.Mutex // held by grown during a drop
 }
@@ -92,7 +96,7 @@ func (c *viewCache) openFlags(candidate bool, gapless func() bool) (flags uint32
 	if candidate && !c.off && !gapless() {
 		c.off = true
 	}
-	if !candidate || c.off || c.opens > 0 || c.ahead > 0 {
+	if !candidate || c.off || c.opens > 0 {
 		if c.off && c.opens == 0 {
 			drop, c.used = c.used, false
 		}
@@ -103,22 +107,6 @@ func (c *viewCache) openFlags(candidate bool, gapless func() bool) (flags uint32
 	}
 	c.opens++
 	return fuse.FOPEN_KEEP_CACHE, true, false
-}
-
-// sizeAhead counts a write handle in (on) or out of ahead: its writes
-// may have put the kernel's st_size past the end of the view (the kernel
-// adds what each write returns; a held partial line and a log.jsonl line
-// rendered shorter than written are not in the file). A read of a page
-// cached there would end short inside the kernel's size, which the kernel
-// fills with zeros; so no open reads through the cache meanwhile.
-func (c *viewCache) sizeAhead(on bool) {
-	c.mu.Lock()
-	if on {
-		c.ahead++
-	} else {
-		c.ahead--
-	}
-	c.mu.Unlock()
 }
 
 // direct makes every later open of the view use direct I/O.
@@ -223,18 +211,6 @@ func (c *viewCache) below(size int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.used && size > c.clean
-}
-
-// appended drops the pages from off's on after an append through the
-// kernel at off (the kernel's end before it moved its st_size past the
-// append).
-func (c *viewCache) appended(ino *gofs.Inode, off int64) {
-	c.mu.Lock()
-	used := c.used
-	c.mu.Unlock()
-	if used {
-		ino.NotifyContent(off&^pageMask, 0)
-	}
 }
 
 // gapless reports whether the stream of n has no gap from position 0 on

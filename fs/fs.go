@@ -89,8 +89,9 @@ type MountOptions struct {
 	// NoPassthrough serves every read of segments/ through the daemon,
 	// as where the kernel refuses FUSE passthrough.
 	NoPassthrough bool
-	// NoPageCache reads log and log.jsonl with direct I/O too: a first
-	// read of a large log costs less, and a re-read as much as the first.
+	// NoPageCache reads log and log.jsonl with direct I/O on a read-only
+	// mount too (a writable one always does): a first read of a large
+	// log costs less, and a re-read as much as the first.
 	NoPageCache bool
 }
 

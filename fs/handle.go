@@ -38,8 +38,6 @@ type viewHandle struct {
 	// retries the rest): every write until that line's newline fails
 	// with it too, so no tail of a refused line is appended alone.
 	failed error // REQUIRES: mu held
-	// sizeAhead: counted in n.cache.ahead (viewCache.sizeAhead)
-	sizeAhead bool // REQUIRES: mu held
 }
 
 var (
@@ -144,12 +142,10 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 }
 
 // catchUp raises the handle's end to the log's end now, and reports
-// whether it grew. A cached open needs it where a read would end short:
-// the kernel's st_size grows with each append through it, without a stat,
-// and it fills what a read leaves of a page within that size with zeros
-// (or, with no change since the request, shrinks its st_size to the
-// read's end, where its next append through the cache writes over bytes
-// the log holds). REQUIRES: mu held.
+// whether it grew. A cached open uses it where a read would end short: the
+// kernel fills what a read leaves of a page with zeros, so a cached read
+// ends only at the log's end, never at an older size the handle saw.
+// REQUIRES: mu held.
 func (h *viewHandle) catchUp() bool {
 	size, limit, err := h.n.size()
 	if err != nil || limit <= h.limit {
@@ -265,7 +261,6 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 	if h.cached {
 		h.n.cache.closed()
 	}
-	h.noteAhead(false)
 	return 0
 }
 

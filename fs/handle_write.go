@@ -14,15 +14,10 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// Write appends the complete lines of data (SPEC §4). off is where the
-// kernel appends, its end of the file: what its cache holds from there on
-// is dropped once the lines are appended.
+// Write appends the complete lines of data (SPEC §4) at the log's end,
+// wherever the kernel's off says its end is.
 func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	n, errno := h.write(data)
-	if errno == 0 {
-		h.n.cache.appended(h.n.EmbeddedInode(), off)
-	}
-	return n, errno
+	return h.write(data)
 }
 
 // write appends the complete lines of data and holds the rest.
@@ -32,11 +27,6 @@ func (h *viewHandle) write(data []byte) (_ uint32, errno syscall.Errno) {
 	defer guard(lg, "write", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	defer func() {
-		if errno == 0 {
-			h.noteAhead(h.n.k == jsonKind || len(h.partial) > 0)
-		}
-	}()
 	if h.failed != nil {
 		err := h.failed
 		if bytes.IndexByte(data, '\n') >= 0 {
@@ -191,18 +181,7 @@ func (h *viewHandle) Flush(ctx context.Context) (errno syscall.Errno) {
 	if err := h.flushPartial(); err != nil {
 		return fail(h.n.lg, "flush", err)
 	}
-	h.noteAhead(h.sizeAhead && h.n.k == jsonKind)
 	return 0
-}
-
-// noteAhead records whether this handle's writes may have put the
-// kernel's size past the view's end (viewCache.sizeAhead): a log.jsonl
-// handle that wrote, or a partial line held. REQUIRES: mu held.
-func (h *viewHandle) noteAhead(ahead bool) {
-	if ahead != h.sizeAhead {
-		h.sizeAhead = ahead
-		h.n.cache.sizeAhead(ahead)
-	}
 }
 
 func (h *viewHandle) Fsync(ctx context.Context, flags uint32) (errno syscall.Errno) {

@@ -42,7 +42,9 @@ var (
 
 func newLogNode(p *part, name string, k kind) *viewNode {
 	n := &viewNode{p: p, k: k, lg: p.lg.WithField("file", name), writable: true, rangeEnd: -1}
-	n.cache.off = p.fsys.noPageCache
+	// Only a mount nothing writes through caches: a write through the
+	// kernel moves its st_size itself (viewCache).
+	n.cache.off = p.fsys.noPageCache || !p.fsys.ro
 	return n
 }
 

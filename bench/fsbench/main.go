@@ -95,10 +95,13 @@ func runBaseline(dir, in string, size int64) (w, r float64) {
 	return w, r
 }
 
-// mountPartfs mounts data on mnt with the partfs daemon.
-func mountPartfs(data, mnt string) *bu.Daemon {
+// mountPartfs mounts data on mnt with the partfs daemon, extra flags
+// before the -batch-bytes one.
+func mountPartfs(data, mnt string, extra ...string) *bu.Daemon {
 	_ = os.MkdirAll(data, 0o755)
-	return bu.Mount(mnt, *bu.PartfsBin, "mount", "--log-level", "warn", "--batch-bytes", strconv.Itoa(*batchBytes), data, mnt)
+	args := append([]string{"mount", "--log-level", "warn"}, extra...)
+	args = append(args, "--batch-bytes", strconv.Itoa(*batchBytes), data, mnt)
+	return bu.Mount(mnt, append([]string{*bu.PartfsBin}, args...)...)
 }
 
 // partfsThroughput mounts a fresh data directory, appends the input to

@@ -67,7 +67,7 @@ func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, co
 	fl.BoolVar(&mf.readOnly, "read-only", false, "refuse every change (EROFS); recover only in memory")
 	fl.BoolVar(&mf.allowOther, "allow-other", false, "let users other than the mounting one use the mount")
 	fl.BoolVar(&mf.debugFUSE, "debug-fuse", false, "log every FUSE request")
-	fl.BoolVar(&mf.noPageCache, "no-page-cache", false, "read log and log.jsonl with direct I/O: a first read of a large log is faster, a re-read is not served from the kernel's cache")
+	fl.BoolVar(&mf.noPageCache, "no-page-cache", false, "with --read-only, read log and log.jsonl with direct I/O too (only a read-only mount caches them): a first read of a large log is faster, a re-read is not served from the kernel's cache")
 	fl.IntVar(&mf.batchBytes, "batch-bytes", 0, "cut an uncompressed write() into record batches of at most this many bytes, as Kafka's producer batch.size (finding a record reads its batch whole); 0: one batch per write()")
 	mf.log.register(fl, "info")
 	fl.StringVar(&mf.metricsAddr, "metrics-addr", "", "also serve MOUNTPOINT/.metrics over HTTP on this address (e.g. 127.0.0.1:9646)")
