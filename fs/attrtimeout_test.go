@@ -51,3 +51,33 @@ func TestDirAttributesKept(t *testing.T) {
 		}
 	}
 }
+
+// Kept directory attributes do not hide changes to the tree: after every
+// directory was stat'ed, a topic made by mkdir, a partition added by mkdir
+// and a topic and partition the store made itself are seen at once by
+// find, ls -l and du, with the attributes stat gave before.
+func TestTreeChangesSeenWithKeptDirAttributes(t *testing.T) {
+	m, st := mountMem(t, memlog.Options{})
+	m.Sh("mkdir a")
+	before := m.Sh("stat -c '%A %h %s %Y' . a a/0")
+	m.Sh("mkdir b && mkdir a/1")
+	if err := st.CreateTopic("c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddPartition("c", 1); err != nil {
+		t.Fatal(err)
+	}
+	want := ".\n./a\n./a/0\n./a/1\n./b\n./b/0\n./c\n./c/0\n./c/1\n"
+	if got := m.Sh("find . -maxdepth 2 -type d | sort"); got != want {
+		t.Fatalf("find = %q, want %q", got, want)
+	}
+	if got := m.Sh("ls -l | tail -n +2 | awk '{print $1, $NF}'"); got != "drwxr-xr-x a\ndrwxr-xr-x b\ndrwxr-xr-x c\n" {
+		t.Fatalf("ls -l = %q", got)
+	}
+	if got := m.Sh("du -a c | awk '{print $2}' | grep -x 'c/[01]' | sort"); got != "c/0\nc/1\n" {
+		t.Fatalf("du -a c lists partitions %q", got)
+	}
+	if after := m.Sh("stat -c '%A %h %s %Y' . a a/0"); after != before {
+		t.Fatalf("directory attributes changed: %q, then %q", before, after)
+	}
+}
