@@ -67,15 +67,14 @@ func TestTreeChangesSeenWithKeptDirAttributes(t *testing.T) {
 	if err := st.AddPartition("c", 1); err != nil {
 		t.Fatal(err)
 	}
-	want := ".\n./a\n./a/0\n./a/1\n./b\n./b/0\n./c\n./c/0\n./c/1\n"
-	if got := m.Sh("find . -maxdepth 2 -type d | sort"); got != want {
-		t.Fatalf("find = %q, want %q", got, want)
-	}
-	if got := m.Sh("ls -l | tail -n +2 | awk '{print $1, $NF}'"); got != "drwxr-xr-x a\ndrwxr-xr-x b\ndrwxr-xr-x c\n" {
-		t.Fatalf("ls -l = %q", got)
-	}
-	if got := m.Sh("du -a c | awk '{print $2}' | grep -x 'c/[01]' | sort"); got != "c/0\nc/1\n" {
-		t.Fatalf("du -a c lists partitions %q", got)
+	for _, c := range []struct{ cmd, want string }{
+		{"find . -maxdepth 2 -type d | sort", ".\n./a\n./a/0\n./a/1\n./b\n./b/0\n./c\n./c/0\n./c/1\n"},
+		{"ls -l | tail -n +2 | awk '{print $1, $NF}'", "drwxr-xr-x a\ndrwxr-xr-x b\ndrwxr-xr-x c\n"},
+		{"du -a c | awk '{print $2}' | grep -x 'c/[01]' | sort", "c/0\nc/1\n"},
+	} {
+		if got := m.Sh(c.cmd); got != c.want {
+			t.Fatalf("%s = %q, want %q", c.cmd, got, c.want)
+		}
 	}
 	if after := m.Sh("stat -c '%A %h %s %Y' . a a/0"); after != before {
 		t.Fatalf("directory attributes changed: %q, then %q", before, after)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unsafe"
@@ -231,7 +230,7 @@ func TestMappedReadFaultElsewherePanics(t *testing.T) {
 	l := mappedLog(t, 6000, nil, 500)
 	segs, release := l.Segments()
 	defer release()
-	other, err := os.Create(filepath.Join(t.TempDir(), "other"))
+	other, err := os.CreateTemp(t.TempDir(), "other")
 	if err != nil {
 		t.Fatal(err)
 	}
