@@ -15,13 +15,8 @@ import (
 )
 
 // Write appends the complete lines of data (SPEC §4) at the log's end,
-// wherever the kernel's off says its end is.
-func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	return h.write(data)
-}
-
-// write appends the complete lines of data and holds the rest.
-func (h *viewHandle) write(data []byte) (_ uint32, errno syscall.Errno) {
+// wherever the kernel's off says its end is, and holds the rest.
+func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
 	lg := h.n.lg // guard and fail name the op; no entry built per write
 	defer h.n.p.fsys.observe("write", time.Now(), &errno)
 	defer guard(lg, "write", &errno)
