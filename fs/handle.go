@@ -80,10 +80,6 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.refresh()
-	caughtUp := false
-	if h.cached && off >= h.size {
-		caughtUp = h.catchUp()
-	}
 	if off != h.nextPos {
 		h.dropAhead()
 		if off >= h.size {
@@ -116,12 +112,6 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 			}
 		}
 		if res.take(h.ahead, len(dest)-res.size) == 0 {
-			if h.cached && !caughtUp {
-				caughtUp = true
-				if h.catchUp() {
-					continue
-				}
-			}
 			break // the end of the file
 		}
 	}
@@ -139,20 +129,6 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 		return fuse.ReadResultData(nil), 0
 	}
 	return res, 0
-}
-
-// catchUp raises the handle's end to the log's end now, and reports
-// whether it grew. A cached open uses it where a read would end short: the
-// kernel fills what a read leaves of a page with zeros, so a cached read
-// ends only at the log's end, never at an older size the handle saw.
-// REQUIRES: mu held.
-func (h *viewHandle) catchUp() bool {
-	size, limit, err := h.n.size()
-	if err != nil || limit <= h.limit {
-		return false
-	}
-	h.size, h.limit = max(h.size, size), limit
-	return true
 }
 
 // Read-ahead sizes: a sequential reader gets renderings of growing size
