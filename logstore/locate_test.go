@@ -310,7 +310,8 @@ func TestTimeLookupReadsOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l.OffsetForTime(ts0 + 1000) // learns the batch size
+	// a first lookup learns the batch size
+	l.OffsetForTime(ts0 + 1000)
 	for off := int64(100); off < l.EndOffset()-100; off++ { // between entries
 		reads.Store(0)
 		if got, err := l.OffsetForTime(ts0 + off); err != nil || got != off {
