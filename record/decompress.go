@@ -103,10 +103,17 @@ func unsnappy(dst, src []byte, limit int) ([]byte, error) {
 	return dst, nil
 }
 
+// appendSnappyBlock appends the raw snappy block's content to dst. Its
+// claimed length is checked against what the block's bytes can hold
+// (maxUnsnappied) before a buffer of that length is made.
 func appendSnappyBlock(dst, block []byte, limit int) ([]byte, error) {
 	n, err := s2.DecodedLen(block)
 	if err != nil {
 		return dst, fmt.Errorf("snappy: %w", err)
+	}
+	_, head := binary.Uvarint(block)
+	if most := maxUnsnappied(len(block) - head); n > most {
+		return dst, fmt.Errorf("snappy: a block of %d bytes claims %d bytes uncompressed, more than it can hold (%d)", len(block), n, most)
 	}
 	if n > limit-len(dst) {
 		return dst, errTooBig
@@ -119,7 +126,19 @@ func appendSnappyBlock(dst, block []byte, limit int) ([]byte, error) {
 	return dst, nil
 }
 
+// maxUnsnappied is the most bytes n bytes of snappy elements decode to.
+// A literal yields at most a byte per byte of it, a copy at most 64 bytes
+// per 3 (copy-1: 2 bytes for at most 11, copy-2: 3 for 64, copy-4: 5 for
+// 64), so no element yields more than 64/3 bytes per byte. S2's repeat
+// codes, which s2.Decode also reads, are not snappy and may be declined.
+func maxUnsnappied(n int) int { return 64 * n / 3 }
+
+// unzstd decodes src's zstd frames, its content size claims checked
+// first (checkZstdClaims).
 func (d *decompressors) unzstd(dst, src []byte, limit int) ([]byte, error) {
+	if err := checkZstdClaims(src); err != nil {
+		return dst, err
+	}
 	if d.zstd == nil || d.zstdLimit != limit {
 		if d.zstd != nil {
 			d.zstd.Close()

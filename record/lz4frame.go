@@ -96,6 +96,15 @@ func parseLZ4Header(src []byte, magic int8) (lz4Frame, []byte, error) {
 	return f, src[hc+1:], nil
 }
 
+// maxUnLZ4ed is the most bytes an LZ4 block of n bytes decodes to: a
+// literal yields a byte per byte of it, a sequence's token and offset (3
+// bytes) at most 19 match bytes, each match-length byte after them at
+// most 255. The frame's block maximum (4 MiB for BD 0x70) is a claim; a
+// small block gets no buffer of that size.
+func maxUnLZ4ed(n int) int { return 255 * n }
+
+// appendLZ4Block appends the block's content (stored, or compressed) to
+// dst, at most limit bytes in all.
 func appendLZ4Block(dst, block []byte, stored bool, maxBlock, limit int) ([]byte, error) {
 	at := len(dst)
 	if stored {
@@ -104,7 +113,7 @@ func appendLZ4Block(dst, block []byte, stored bool, maxBlock, limit int) ([]byte
 		}
 		return append(dst, block...), nil
 	}
-	room := min(maxBlock, limit-at+1)
+	room := min(maxBlock, limit-at+1, maxUnLZ4ed(len(block)))
 	dst = grow(dst, room)
 	n, err := lz4.UncompressBlock(block, dst[at:at+room])
 	if err != nil {
