@@ -1,5 +1,7 @@
 package record
 
+import "slices"
+
 // ScanLines appends to ends the index in b of each '\n' of b, plus off, in
 // order, and reports whether every other byte of b is jsonSafe (printable
 // ASCII other than '"' and '\\'): then each line of b renders in JSON as
@@ -10,7 +12,7 @@ func ScanLines(ends []int32, b []byte, off int32) ([]int32, bool) {
 	for len(b) > 0 {
 		// a block at a time, so ends grows by at most one block's worth
 		n := min(len(b), scanBlock)
-		ends = grow32(ends, n)
+		ends = slices.Grow(ends, n)
 		var ok bool
 		ends, ok = scanBlockOf(ends, b[:n], off)
 		plain = plain && ok
@@ -21,16 +23,6 @@ func ScanLines(ends []int32, b []byte, off int32) ([]int32, bool) {
 
 // scanBlock is the most bytes ScanLines hands scanBlockOf at once.
 const scanBlock = 16 << 10
-
-// grow32 is s with room for n more elements.
-func grow32(s []int32, n int) []int32 {
-	if cap(s)-len(s) >= n {
-		return s
-	}
-	t := make([]int32, len(s), 2*cap(s)+n)
-	copy(t, s)
-	return t
-}
 
 // scanBlockOf is ScanLines of b, whose ends has room for len(b) more.
 func scanBlockOf(ends []int32, b []byte, off int32) ([]int32, bool) {
