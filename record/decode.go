@@ -1,6 +1,9 @@
 package record
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // DefaultMaxDecompressed bounds the inflated size of one batch's records.
 const DefaultMaxDecompressed = 64 << 20
@@ -124,7 +127,14 @@ func (d *Decoder) recordsV2(b *Batch, from, next int64, fn func(*Record) bool) (
 		return false, err
 	}
 	h := &b.Header
-	for i := int32(0); i < h.NumRecords; i++ {
+	i := int32(0)
+	if from > h.BaseOffset {
+		var reason string
+		if data, i, reason = skipBefore(data, h, from); reason != "" {
+			return false, corruptf(b.File, b.Pos, "record %d of %d: %s", i, h.NumRecords, reason)
+		}
+	}
+	for ; i < h.NumRecords; i++ {
 		n, used, stop := d.simpleRecords(data, h, h.NumRecords-i, from, next, fn)
 		if data, i = data[used:], i+n; stop {
 			return true, nil
@@ -149,4 +159,30 @@ func (d *Decoder) recordsV2(b *Batch, from, next int64, fn func(*Record) bool) (
 		return false, corruptf(b.File, b.Pos, "incorrect declared batch size: %d bytes left after %d records", len(data), h.NumRecords)
 	}
 	return false, nil
+}
+
+// skipBefore passes over the leading records of a V2 records area whose
+// offsets are below from, parsing only each one's prefix (RecordPrefix:
+// its length and deltas) and checking that it lies inside data, so that a
+// read from an offset deep inside a large batch does not decode every
+// record before it (those records were only checked against the batch's
+// CRC, as every byte of it). It returns the bytes from the first record at
+// or after from on (or none), how many records it passed over, and what is
+// malformed ("" for nothing).
+func skipBefore(data []byte, h *BatchHeader, from int64) ([]byte, int32, string) {
+	i := int32(0)
+	for ; i < h.NumRecords && len(data) > 0; i++ {
+		size, off, _, reason := RecordPrefix(data, h)
+		if reason == "" && size > int64(len(data)) {
+			reason = fmt.Sprintf("%d bytes run past the batch end", size)
+		}
+		if reason != "" {
+			return data, i, reason
+		}
+		if off >= from {
+			break
+		}
+		data = data[size:]
+	}
+	return data, i, ""
 }

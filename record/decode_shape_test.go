@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
@@ -152,5 +153,66 @@ func TestRecordShapes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRecordsInSkipsToFrom: RecordsIn from any offset of a batch (before,
+// inside and past it, in its offset gaps, uncompressed and LZ4) passes
+// exactly the records a full decode has at or after that offset, byte for
+// byte; and a record before from whose length runs past the batch's bytes
+// fails the read as a corruption, as a full decode of it does.
+func TestRecordsInSkipsToFrom(t *testing.T) {
+	for _, c := range []Codec{None, LZ4} {
+		var e Encoder
+		raw, err := e.AppendBatch(nil, 10, gapped(), cleanerOpt(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := decodeOne(t, raw)
+		b := &Batch{Raw: raw}
+		b.Header, _ = ParseHeader(raw)
+		var d Decoder
+		for from := int64(8); from <= 37; from++ {
+			var got []Record
+			if _, err := d.RecordsIn(b, from, 1<<40, func(r *Record) bool { got = append(got, r.Clone()); return true }); err != nil {
+				t.Fatalf("%v from %d: %v", c, from, err)
+			}
+			var want []Record
+			for _, r := range all {
+				if r.Offset >= from {
+					want = append(want, r)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%v from %d: %d records, want %d", c, from, len(got), len(want))
+			}
+			for i := range got {
+				if msg := sameRecord(got[i], want[i]); msg != "" {
+					t.Fatalf("%v from %d, record %d: %s", c, from, i, msg)
+				}
+			}
+		}
+	}
+	var e Encoder
+	short := []Record{{Value: []byte("v0")}, {Value: []byte("v1")}, {Value: []byte("v2")}, {Value: []byte("v3")}, {Value: []byte("v4")}}
+	bad, err := e.AppendBatch(nil, 100, short, BatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := BatchHeaderSize
+	second := first + 1 + int(bad[first]>>1) // each length takes one byte
+	bad[second] = 0x7e                       // 63: past the records' bytes
+	b := &Batch{Raw: bad}
+	b.Header, _ = ParseHeader(bad)
+	var d Decoder
+	for _, from := range []int64{102, 104} {
+		n := 0
+		_, err := d.RecordsIn(b, from, 1<<40, func(*Record) bool { n++; return true })
+		if !errors.Is(err, ErrCorruption) || n != 0 {
+			t.Errorf("from %d past a record running past the batch: %v after %d records, want a corruption", from, err, n)
+		}
+	}
+	if err := d.Records(b, func(*Record) bool { return true }); !errors.Is(err, ErrCorruption) {
+		t.Errorf("full decode of the same batch: %v, want a corruption", err)
 	}
 }
