@@ -315,3 +315,42 @@ func TestMeasureLines(t *testing.T) {
 		got.release()
 	}
 }
+
+// TestMeasurePlainLines: lines of plain ASCII, measured from their ends
+// alone, give the figures of measuring the records made of them: empty
+// lines, chunks ending inside a line, a head of one line, in line and
+// aside; one byte that is not plain anywhere falls back to measuring
+// record by record, with the same figures.
+func TestMeasurePlainLines(t *testing.T) {
+	var body []byte
+	for i := 0; len(body) < 2*measureAsideBytes; i++ {
+		body = fmt.Appendf(body, "%d %s\n", i, strings.Repeat("ab", i%70))
+		if i%17 == 0 {
+			body = append(body, '\n')
+		}
+	}
+	cases := [][2][]byte{
+		{nil, body},
+		{[]byte("held line\n"), body[:500]},
+		{[]byte("\n"), append(body[:300:300], "tail without end"...)},
+		{[]byte("x\n"), nil},
+		{nil, []byte("no line end")},
+	}
+	for _, bad := range []byte{'"', '\\', '\t', 0x7f, 0x80, 0xff} {
+		odd := slices.Clone(body)
+		odd[len(odd)/2] = bad
+		cases = append(cases, [2][]byte{[]byte("head\n"), odd})
+	}
+	for i, c := range cases {
+		recs := record.AppendLineRecords(nil, c[0], c[1])
+		want := measure(recs)
+		got := measureLines(c[0], c[1])
+		if want.wait() != nil || got.wait() != nil || !slices.Equal(got.sums, want.sums) ||
+			got.values != want.values || got.minTs != want.minTs || got.maxTs != want.maxTs {
+			t.Fatalf("case %d: lines measured %d records, %d value bytes; records %d, %d",
+				i, len(got.sums), got.values, len(want.sums), want.values)
+		}
+		want.release()
+		got.release()
+	}
+}

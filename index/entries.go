@@ -22,13 +22,13 @@ func openAs[T any, P interface {
 // to at with mu held; false (at not called) when the entries cannot be
 // read, so the caller scans from the segment start, or no entry is <=
 // target.
-func (c *core) lookup(target int64, key func(int) int64, at func(slot int)) bool {
+func (c *core) lookup(target int64, key keyField, at func(slot int)) bool {
 	if !c.ensureLoaded() {
 		return false
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	slot := largestLowerBound(c.entries, warmBytes/c.entrySize, target, key)
+	slot := c.largestLowerBound(target, key)
 	if slot < 0 {
 		return false
 	}
@@ -58,19 +58,19 @@ func (c *core) entry(i int, at func(b []byte)) error {
 	return nil
 }
 
-// truncateAt removes the entries whose offset (key(i), nondecreasing in
-// i) is >= offset.
-func (c *core) truncateAt(offset int64, key func(int) int64) error {
+// truncateAt removes the entries whose offset (key field key,
+// nondecreasing in the slot) is >= offset.
+func (c *core) truncateAt(offset int64, key keyField) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.loadLocked(); err != nil {
 		return err
 	}
-	slot := largestLowerBound(c.entries, warmBytes/c.entrySize, offset, key)
+	slot := c.largestLowerBound(offset, key)
 	n := slot + 1
-	if slot >= 0 && key(slot) == offset {
+	if slot >= 0 && c.keyAt(slot, key) == offset {
 		// Offsets may repeat: drop every entry at offset.
-		for n = slot; n > 0 && key(n-1) == offset; n-- {
+		for n = slot; n > 0 && c.keyAt(n-1, key) == offset; n-- {
 		}
 	}
 	return c.truncateToEntries(n)

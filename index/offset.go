@@ -63,12 +63,6 @@ func (x *OffsetIndex) LastOffset() int64 {
 // IsFull reports whether no entry can be appended.
 func (x *OffsetIndex) IsFull() bool { return x.isFull(0) }
 
-// key returns entry i's offset. REQUIRES: mu held, loaded.
-func (x *OffsetIndex) key(i int) int64 {
-	rel, _ := DecodeOffsetEntry(x.mem[i*OffsetEntrySize:])
-	return x.base + int64(rel)
-}
-
 // Lookup returns the largest entry with offset <= target, or (base, 0).
 func (x *OffsetIndex) Lookup(target int64) (offset int64, pos int32) {
 	sp := x.Span(target)
@@ -86,7 +80,7 @@ type OffsetSpan struct {
 // Span is Lookup with the entry after the one found.
 func (x *OffsetIndex) Span(target int64) OffsetSpan {
 	sp := OffsetSpan{Offset: x.base, NextPos: -1}
-	x.lookup(target, x.key, func(slot int) {
+	x.lookup(target, offsetKey, func(slot int) {
 		rel, p := DecodeOffsetEntry(x.entryAt(slot))
 		sp.Offset, sp.Pos = x.base+int64(rel), p
 		if slot+1 < x.entries {
@@ -107,7 +101,7 @@ func (x *OffsetIndex) Entry(i int) (offset int64, pos int32, err error) {
 }
 
 // TruncateTo removes the entries with offset >= offset.
-func (x *OffsetIndex) TruncateTo(offset int64) error { return x.truncateAt(offset, x.key) }
+func (x *OffsetIndex) TruncateTo(offset int64) error { return x.truncateAt(offset, offsetKey) }
 
 // SanityCheck verifies every entry: offsets strictly increasing and not
 // below the base, positions strictly increasing and below logSize (the

@@ -72,18 +72,6 @@ func (x *TimeIndex) MaybeAppend(timestamp, offset int64, skipFullCheck bool) err
 	return x.appendEntry(EncodeTimeEntry(buf[:0], timestamp, rel))
 }
 
-// tsKey returns entry i's timestamp. REQUIRES: mu held, loaded.
-func (x *TimeIndex) tsKey(i int) int64 {
-	ts, _ := DecodeTimeEntry(x.mem[i*TimeEntrySize:])
-	return ts
-}
-
-// offKey returns entry i's offset. REQUIRES: mu held, loaded.
-func (x *TimeIndex) offKey(i int) int64 {
-	_, rel := DecodeTimeEntry(x.mem[i*TimeEntrySize:])
-	return x.base + int64(rel)
-}
-
 // Lookup returns the largest entry with timestamp <= target, or
 // (-1, base offset) if none.
 func (x *TimeIndex) Lookup(target int64) (timestamp, offset int64) {
@@ -95,10 +83,10 @@ func (x *TimeIndex) Lookup(target int64) (timestamp, offset int64) {
 // when there is none, or no entry was found).
 func (x *TimeIndex) Span(target int64) (timestamp, offset, nextTimestamp int64) {
 	timestamp, offset, nextTimestamp = -1, x.base, -1
-	x.lookup(target, x.tsKey, func(slot int) {
-		timestamp, offset = x.tsKey(slot), x.offKey(slot)
+	x.lookup(target, timeKey, func(slot int) {
+		timestamp, offset = x.keyAt(slot, timeKey), x.keyAt(slot, timeOffsetKey)
 		if slot+1 < x.entries {
-			nextTimestamp = x.tsKey(slot + 1)
+			nextTimestamp = x.keyAt(slot+1, timeKey)
 		}
 	})
 	return timestamp, offset, nextTimestamp
@@ -114,7 +102,7 @@ func (x *TimeIndex) Entry(i int) (timestamp, offset int64, err error) {
 }
 
 // TruncateTo removes the entries with offset >= offset.
-func (x *TimeIndex) TruncateTo(offset int64) error { return x.truncateAt(offset, x.offKey) }
+func (x *TimeIndex) TruncateTo(offset int64) error { return x.truncateAt(offset, timeOffsetKey) }
 
 // SanityCheck verifies every entry: timestamps strictly increasing,
 // offsets nondecreasing, not below the base and below nextOffset (the

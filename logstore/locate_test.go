@@ -15,15 +15,16 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// countingFS counts the bytes read from .log files.
+// countingFS counts the bytes read from .log files, and the reads when
+// reads is not nil.
 type countingFS struct {
 	vfs.FS
-	n *atomic.Int64
+	n, reads *atomic.Int64
 }
 
 type countingFile struct {
 	vfs.File
-	n *atomic.Int64
+	n, reads *atomic.Int64
 }
 
 func (c countingFS) OpenFile(name string, flag int, perm os.FileMode) (vfs.File, error) {
@@ -31,7 +32,7 @@ func (c countingFS) OpenFile(name string, flag int, perm os.FileMode) (vfs.File,
 	if err != nil || !strings.HasSuffix(name, ".log") {
 		return f, err
 	}
-	return countingFile{f, c.n}, nil
+	return countingFile{f, c.n, c.reads}, nil
 }
 
 func (c countingFS) Open(name string) (vfs.File, error) { return c.OpenFile(name, os.O_RDONLY, 0) }
@@ -43,6 +44,9 @@ func (c countingFS) Create(name string) (vfs.File, error) {
 func (f countingFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := f.File.ReadAt(p, off)
 	f.n.Add(int64(n))
+	if f.reads != nil {
+		f.reads.Add(1)
+	}
 	return n, err
 }
 
@@ -118,7 +122,7 @@ func largeBatchLog(t *testing.T) (*Store, *Log, *atomic.Int64) {
 	}
 	crash, c := writePartition("t-0", map[string][]byte{"00000000000000000000.log": seg})
 	var n atomic.Int64
-	st, l := openTest(t, countingFS{crash, &n}, c, nil)
+	st, l := openTest(t, countingFS{crash, &n, nil}, c, nil)
 	return st, l, &n
 }
 
@@ -236,7 +240,7 @@ func TestLocatedReadsReportCorruption(t *testing.T) {
 // position to the end of the batch it finds, plus one header.
 func TestLookupsWhateverTheBatchHint(t *testing.T) {
 	var n atomic.Int64
-	fs := countingFS{vfs.NewCrashFS(), &n}
+	fs := countingFS{vfs.NewCrashFS(), &n, nil}
 	st, l := openTest(t, fs, newClock(), map[string]string{"index.interval.bytes": "900", "segment.bytes": "20000"})
 	defer st.Close()
 	ts0 := int64(1_764_410_400_000)
@@ -282,6 +286,39 @@ func TestLookupsWhateverTheBatchHint(t *testing.T) {
 					t.Fatalf("hint %d: OffsetForTime(%d) = %d %v, want %d", hint, ts, got, err, off)
 				}
 			}
+		}
+	}
+}
+
+// A time lookup in batches of 10 records, several to an index entry,
+// reads the segment once, also when the answer is in the batch at the
+// next index entry (whose timestamp, the largest of that batch, is the
+// one past the target): its first read covers that batch up to the
+// guessed answer. (Before the first entry and after the last, with no
+// span to estimate from, the first read is headerProbe long.)
+func TestTimeLookupReadsOnce(t *testing.T) {
+	var n, reads atomic.Int64
+	st, l := openTest(t, countingFS{vfs.NewCrashFS(), &n, &reads}, newClock(), nil)
+	defer st.Close()
+	ts0 := int64(1_764_410_400_000)
+	for i := 0; i < 200; i++ {
+		rs := benchRecords(10)
+		for j := range rs {
+			rs[j].Timestamp = ts0 + l.EndOffset() + int64(j)
+		}
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a first lookup learns the batch size
+	l.OffsetForTime(ts0 + 1000)
+	for off := int64(100); off < l.EndOffset()-100; off++ { // between entries
+		reads.Store(0)
+		if got, err := l.OffsetForTime(ts0 + off); err != nil || got != off {
+			t.Fatalf("OffsetForTime(%d) = %d %v, want %d", ts0+off, got, err, off)
+		}
+		if r := reads.Load(); r != 1 {
+			t.Fatalf("OffsetForTime of offset %d: %d reads", off, r)
 		}
 	}
 }

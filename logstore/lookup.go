@@ -111,7 +111,9 @@ func (l *Log) findIn(s *segment, seg partlog.Segment, ts, start int64) (int64, b
 	pos := sp.pos
 	w := getWindow()
 	defer putWindow(w)
-	w.probe = spanProbe(sp, s.timeGuess(sp, ts, entryTs, nextTs), 0)
+	// the next entry's timestamp is the largest of the batch at sp.next,
+	// which may hold the answer: the first read reaches into it
+	w.probe = spanProbe(sp, s.timeGuess(sp, ts, entryTs, nextTs), s.batchHint.Load())
 	q := timeQuery{s: s, next: seg.Next, ts: ts, start: start}
 	_, h, err := s.findBatch(w, pos, seg.Size, target, q.match)
 	if err == nil {

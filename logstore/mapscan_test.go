@@ -262,3 +262,50 @@ func TestMappedReadFaultElsewherePanics(t *testing.T) {
 		t.Fatalf("Read recovered %v, want the fault at %p to go on", r, touched)
 	}
 }
+
+// A Read from an offset inside a located batch of mapLocatedMin bytes or
+// more (two appends of 1,500 records of 1 KiB, one batch each) gets its
+// records from a mapping of the segment, not a pread's copy: the right
+// offsets and values from there on, into the next batch; with a byte of
+// that batch flipped, it fails with a corruption at the batch's position
+// before passing any record.
+func TestLocatedLargeBatchReadMapped(t *testing.T) {
+	l := mappedLog(t, 3000, nil, 1500)
+	segs, release := l.Segments()
+	defer release()
+	for _, from := range []int64{0, 1, 777, 1499, 1500, 2999} {
+		want, file := from, ""
+		err := l.Read(segs[0], from, func(r *record.Record) bool {
+			if r.Offset != want || string(r.Value) != fmt.Sprintf("v%-1023d", want) {
+				t.Fatalf("from %d: offset %d (want %d) value %.12q", from, r.Offset, want, r.Value)
+			}
+			if want == from {
+				file, _ = mappingAt(t, uintptr(unsafe.Pointer(unsafe.SliceData(r.Value))))
+			}
+			want++
+			return want < from+600
+		})
+		if err != nil || want != min(from+600, 3000) {
+			t.Fatalf("from %d: read to %d: %v", from, want, err)
+		}
+		if !strings.HasSuffix(file, kafkaname.LogSuffix) {
+			t.Fatalf("from %d: the first record's value is not in a mapping of the segment (%q)", from, file)
+		}
+	}
+	_, pos, err := l.Locate(1500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := headerAt(t, vfs.Default, l, 0, pos)
+	if h.Size() < mapLocatedMin {
+		t.Fatalf("batch of %d bytes, want %d or more", h.Size(), mapLocatedMin)
+	}
+	path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
+	mutate(t, vfs.Default, path, func(b []byte) []byte { b[pos+h.Size()-100] ^= 0xff; return b })
+	n := 0
+	err = l.Read(segs[0], 2000, func(r *record.Record) bool { n++; return true })
+	var ce *record.CorruptionError
+	if !errors.As(err, &ce) || !errors.Is(err, partlog.ErrCorrupt) || ce.Pos != pos || n != 0 {
+		t.Fatalf("read of a corrupt batch: %v after %d records, want a corruption at %d before any", err, n, pos)
+	}
+}

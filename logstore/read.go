@@ -16,10 +16,11 @@ var decoders = sync.Pool{New: func() any { return new(record.Decoder) }}
 // (partlog.ErrCorrupt) naming the file and position.
 //
 // The batch holding from is found by Locate's header-only scan and read
-// with one pread; the batches after it by one pooled scanner, or, from
-// mapMin bytes on, through a mapping of the segment (scanMapped: the
-// records' bytes are the page cache's, not a copy). Decoder, scanner and
-// buffers are pooled: a Read allocates nothing per call.
+// with one pread, or through a mapping of the segment when it is
+// mapLocatedMin bytes or more; the batches after it by one pooled scanner,
+// or, from mapMin bytes on, through a mapping (scanMapped: the records'
+// bytes are the page cache's, not a copy). Decoder, scanner and buffers
+// are pooled: a Read that maps nothing allocates nothing per call.
 func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
 	if from >= seg.Next {
 		return nil
@@ -98,18 +99,50 @@ type recordFilter struct {
 // which the locate read it through, or else with one pread, then the rest
 // of the segment up to size with one scanner.
 func (v *recordFilter) readLocated(w *fileWindow, pos int64, h *record.BatchHeader, size int64) error {
-	bb := batchBufs.Get().(*batchBuf)
-	b, err := v.s.heldBatch(w, bb, pos, h)
-	stop := false
-	if err == nil {
-		stop, err = v.batch(&b)
+	stop, mapped, err := v.mappedLocated(w, pos, h)
+	if !mapped {
+		stop, err = v.readLocatedBatch(w, pos, h)
 	}
-	putBatchBuf(bb)
 	if err != nil || stop {
 		return scanErr(v.s, pos, err)
 	}
 	next := pos + h.Size()
 	return scanErr(v.s, next, scanWindows(v.s, next, size, min(size-next, locatedRest), v.batch))
+}
+
+// readLocatedBatch passes the located batch at pos (header h) to v.batch
+// from w, which the locate read it through, or else read with one pread;
+// true when the read is done.
+func (v *recordFilter) readLocatedBatch(w *fileWindow, pos int64, h *record.BatchHeader) (bool, error) {
+	bb := batchBufs.Get().(*batchBuf)
+	defer putBatchBuf(bb)
+	b, err := v.s.heldBatch(w, bb, pos, h)
+	if err != nil {
+		return false, err
+	}
+	return v.batch(&b)
+}
+
+// mapLocatedMin is the size from which a located batch that the locate's
+// read does not hold is read through a mapping of the segment
+// (mappedLocated) rather than copied by a pread.
+const mapLocatedMin = 256 << 10
+
+// mappedLocated passes the located batch at pos (header h) to v.batch
+// through a mapping of the segment, when it is mapLocatedMin bytes or more
+// and w does not hold it: its CRC is checked and its records decoded in
+// the page cache's bytes, which a pread would first copy (for the 1 MiB
+// batch of a `cat >> log` write() the copy cost more than the check).
+// mapped is false when the batch is left to readLocatedBatch.
+func (v *recordFilter) mappedLocated(w *fileWindow, pos int64, h *record.BatchHeader) (stop, mapped bool, err error) {
+	if h.Size() < mapLocatedMin || w.held(pos, h.Size()) != nil {
+		return false, false, nil
+	}
+	_, mapped, err = scanMapped(v.s, pos, pos+h.Size(), func(b *record.Batch) (bool, error) {
+		stop, err = v.batch(b)
+		return stop, err
+	})
+	return stop, mapped, err
 }
 
 // locatedRest is how much of the segment after a located batch a Read
