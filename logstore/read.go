@@ -65,12 +65,16 @@ func (s *segment) positionFor(offset, size int64) int64 {
 type indexSpan struct{ pos, next, off, nextOff int64 }
 
 // spanFor is the index span of offset.
-func (s *segment) spanFor(offset, size int64) indexSpan {
+func (s *segment) spanFor(offset, size int64) indexSpan { return s.spanNear(offset, size, -1) }
+
+// spanNear is spanFor trying the offset index entry at slot first
+// (index.OffsetIndex.SpanNear).
+func (s *segment) spanNear(offset, size int64, slot int) indexSpan {
 	if offset <= s.base {
 		return indexSpan{next: -1}
 	}
 	s.ixmu.RLock()
-	sp := s.oidx.Span(offset)
+	sp := s.oidx.SpanNear(offset, slot)
 	s.ixmu.RUnlock()
 	if int64(sp.Pos) >= size || sp.Pos < 0 {
 		return indexSpan{next: -1}
