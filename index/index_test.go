@@ -571,32 +571,11 @@ func TestTrimCutsPartialEntry(t *testing.T) {
 
 // TestLookupUnevenKeys: the search that starts where even keys would put
 // the target finds the same entry as a linear scan when the keys are far
-// from even: runs of close offsets between jumps of up to a million,
-// timestamps that stall and leap.
+// from even.
 func TestLookupUnevenKeys(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
-	jump := func() int64 {
-		if rng.Intn(40) == 0 {
-			return int64(1 + rng.Intn(1_000_000))
-		}
-		return int64(1 + rng.Intn(3))
-	}
 	for _, n := range []int{2, 3, 100, 1500, 5000} {
-		f := vfs.NewCrashFS()
-		file, _ := f.Create("/x.index")
-		ox, err := OpenOffsetIndex(file, 0, (n+1)*OffsetEntrySize)
-		must(t, err)
-		tfile, _ := f.Create("/x.timeindex")
-		tx, err := OpenTimeIndex(tfile, 0, (n+1)*TimeEntrySize)
-		must(t, err)
-		offs, tss := []int64{}, []int64{}
-		off, ts := int64(0), int64(1_700_000_000_000)
-		for i := 0; i < n; i++ {
-			off, ts = off+jump(), ts+jump()
-			must(t, ox.Append(off, int32(i)))
-			must(t, tx.MaybeAppend(ts, off, false))
-			offs, tss = append(offs, off), append(tss, ts)
-		}
+		ox, tx, offs, tss := unevenIndexes(t, rng, n)
 		for q := 0; q < 3000; q++ {
 			target := offs[rng.Intn(n)] + int64(rng.Intn(5)) - 2
 			if slot := modelLookup(offs, target); slot >= 0 {
@@ -612,4 +591,35 @@ func TestLookupUnevenKeys(t *testing.T) {
 			}
 		}
 	}
+}
+
+// unevenIndexes is an offset index and a time index of n entries each,
+// with their keys: runs of close offsets (and timestamps) between jumps
+// of up to a million.
+func unevenIndexes(t *testing.T, rng *rand.Rand, n int) (*OffsetIndex, *TimeIndex, []int64, []int64) {
+	fs := vfs.NewCrashFS()
+	create := func(name string) vfs.File {
+		f, err := fs.Create(name)
+		must(t, err)
+		return f
+	}
+	ox, err := OpenOffsetIndex(create("/x.index"), 0, (n+1)*OffsetEntrySize)
+	must(t, err)
+	tx, err := OpenTimeIndex(create("/x.timeindex"), 0, (n+1)*TimeEntrySize)
+	must(t, err)
+	jump := func() int64 {
+		if rng.Intn(40) == 0 {
+			return int64(1 + rng.Intn(1_000_000))
+		}
+		return int64(1 + rng.Intn(3))
+	}
+	var offs, tss []int64
+	off, ts := int64(0), int64(1_700_000_000_000)
+	for i := 0; i < n; i++ {
+		off, ts = off+jump(), ts+jump()
+		must(t, ox.Append(off, int32(i)))
+		must(t, tx.MaybeAppend(ts, off, false))
+		offs, tss = append(offs, off), append(tss, ts)
+	}
+	return ox, tx, offs, tss
 }
