@@ -65,6 +65,20 @@ func (n *viewNode) size() (size, limit int64, err error) {
 	return size, limit, nil
 }
 
+// openSize is the size and end offset an open reads up to: for a window,
+// those the kernel was last told (seen: by the lookup, whose attributes the
+// kernel may answer the open's checks and an fstat with, or by a getattr
+// since), so that a read returns what fstat says; for log and log.jsonl,
+// their size now.
+func (n *viewNode) openSize() (size, limit int64, err error) {
+	if !n.writable {
+		if size, limit := n.seenNow(); limit > 0 {
+			return size, limit, nil
+		}
+	}
+	return n.size()
+}
+
 // seen records a size observed by a stat, so open handles read up to it.
 func (n *viewNode) seen(size, limit int64) {
 	n.mu.Lock()
@@ -157,7 +171,7 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 	var size, limit int64
 	if flags&syscall.O_ACCMODE != syscall.O_WRONLY {
 		var err error
-		if size, limit, err = n.size(); err != nil {
+		if size, limit, err = n.openSize(); err != nil {
 			return nil, 0, fail(n.lg, "open", err)
 		}
 	}

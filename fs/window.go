@@ -63,8 +63,17 @@ func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	}
 	fillEntry(ctx, ch, out)
 	volatile(out)
+	out.SetAttrTimeout(windowAttrTimeout)
 	return ch, 0
 }
+
+// windowAttrTimeout is how long the kernel may keep the attributes a
+// window's lookup gave, as long as it keeps the name itself (volatile: one
+// clock tick): the open that follows the lookup in the same path walk
+// then asks for no GETATTR for its permission check (a round trip of the
+// four `head -1 @offset/N` made), while any later stat, the first polls of
+// `tail -f` included, asks again (a window's getattr gives no timeout).
+const windowAttrTimeout = time.Nanosecond
 
 // sameWindow reports that w is the window n is: the kernel asks again for
 // a name it knows (its entry timed out) and keeps its inode only when the

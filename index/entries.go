@@ -23,12 +23,21 @@ func openAs[T any, P interface {
 // read, so the caller scans from the segment start, or no entry is <=
 // target.
 func (c *core) lookup(target int64, key keyField, at func(slot int)) bool {
+	return c.lookupNear(target, key, -1, at)
+}
+
+// lookupNear is lookup trying slot hint first: when it holds the largest
+// key <= target (keys increasing), there is no search.
+func (c *core) lookupNear(target int64, key keyField, hint int, at func(slot int)) bool {
 	if !c.ensureLoaded() {
 		return false
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	slot := c.largestLowerBound(target, key)
+	slot := hint
+	if !c.isFloor(hint, target, key) {
+		slot = c.largestLowerBound(target, key)
+	}
 	if slot < 0 {
 		return false
 	}

@@ -35,8 +35,18 @@ func FuzzOffsetIndex(f *testing.F) {
 			t.Fatal(err)
 		}
 		off, pos := ox.Lookup(target)
+		n := len(data) / OffsetEntrySize
+		hints := []int{-1, 0, 1, n - 1, n, int(uint64(target) % uint64(n+2))}
+		for _, hint := range hints { // any entries: no panic
+			ox.SpanNear(target, hint)
+		}
 		if ox.SanityCheck(logSize) != nil {
 			return
+		}
+		for _, hint := range hints {
+			if near, sp := ox.SpanNear(target, hint), ox.Span(target); near != sp {
+				t.Fatalf("SpanNear(%d, %d) = %+v, Span %+v", target, hint, near, sp)
+			}
 		}
 		wantOff, wantPos := int64(base), int32(0)
 		for i := 0; i+OffsetEntrySize <= len(data); i += OffsetEntrySize {

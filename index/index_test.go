@@ -140,6 +140,12 @@ func TestOffsetLookupMatchesLinearScan(t *testing.T) {
 			if sp.Offset != wantOff || sp.Pos != wantPos || sp.NextPos != wantNext || wantNext >= 0 && sp.NextOffset != wantNextOff {
 				t.Fatalf("n=%d Span(%d) = %+v, want (%d,%d,%d,%d)", n, target, sp, wantOff, wantPos, wantNextOff, wantNext)
 			}
+			// a hint, right or wrong, gives the same span
+			for _, hint := range []int{slot, slot - 1, slot + 1, -1, n, rng.Intn(n + 1)} {
+				if near := ox.SpanNear(target, hint); near != sp {
+					t.Fatalf("n=%d SpanNear(%d, %d) = %+v, Span %+v", n, target, hint, near, sp)
+				}
+			}
 		}
 		if n > 0 && ox.LastOffset() != keys[n-1] {
 			t.Fatalf("LastOffset %d, want %d", ox.LastOffset(), keys[n-1])
@@ -176,8 +182,8 @@ func TestTimeLookupMatchesLinearScan(t *testing.T) {
 			if gotTs != wantTs || gotOff != wantOff {
 				t.Fatalf("n=%d lookup(%d) = (%d,%d), want (%d,%d)", n, target, gotTs, gotOff, wantTs, wantOff)
 			}
-			if ts, off, next := tx.Span(target); ts != wantTs || off != wantOff || next != wantNext {
-				t.Fatalf("n=%d Span(%d) = (%d,%d,%d), want (%d,%d,%d)", n, target, ts, off, next, wantTs, wantOff, wantNext)
+			if ts, off, next, at := tx.SpanSlot(target); ts != wantTs || off != wantOff || next != wantNext || at != slot {
+				t.Fatalf("n=%d SpanSlot(%d) = (%d,%d,%d,%d), want (%d,%d,%d,%d)", n, target, ts, off, next, at, wantTs, wantOff, wantNext, slot)
 			}
 		}
 	}

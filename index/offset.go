@@ -78,9 +78,15 @@ type OffsetSpan struct {
 }
 
 // Span is Lookup with the entry after the one found.
-func (x *OffsetIndex) Span(target int64) OffsetSpan {
+func (x *OffsetIndex) Span(target int64) OffsetSpan { return x.SpanNear(target, -1) }
+
+// SpanNear is Span trying the entry at slot first, which is the answer
+// without a search when its offset is the largest <= target (a time
+// index entry's slot, the offset index entry written with it having the
+// same slot while timestamps grow).
+func (x *OffsetIndex) SpanNear(target int64, slot int) OffsetSpan {
 	sp := OffsetSpan{Offset: x.base, NextPos: -1}
-	x.lookup(target, offsetKey, func(slot int) {
+	x.lookupNear(target, offsetKey, slot, func(slot int) {
 		rel, p := DecodeOffsetEntry(x.entryAt(slot))
 		sp.Offset, sp.Pos = x.base+int64(rel), p
 		if slot+1 < x.entries {

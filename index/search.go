@@ -46,6 +46,13 @@ func (c *core) largestLowerBound(target int64, f keyField) int {
 	return c.binarySearch(0, firstHot, target, f)
 }
 
+// isFloor reports whether slot holds the largest key f <= target (keys
+// increasing). REQUIRES: mu held, loaded.
+func (c *core) isFloor(slot int, target int64, f keyField) bool {
+	return slot >= 0 && slot < c.entries && c.keyAt(slot, f) <= target &&
+		(slot+1 == c.entries || c.keyAt(slot+1, f) > target)
+}
+
 // binarySearch finds the largest slot in [lo, hi] with key f <= target,
 // given that of lo is. REQUIRES: mu held, loaded.
 func (c *core) binarySearch(lo, hi int, target int64, f keyField) int {

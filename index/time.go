@@ -82,14 +82,20 @@ func (x *TimeIndex) Lookup(target int64) (timestamp, offset int64) {
 // Span is Lookup with the timestamp of the entry after the one found (-1
 // when there is none, or no entry was found).
 func (x *TimeIndex) Span(target int64) (timestamp, offset, nextTimestamp int64) {
-	timestamp, offset, nextTimestamp = -1, x.base, -1
-	x.lookup(target, timeKey, func(slot int) {
-		timestamp, offset = x.keyAt(slot, timeKey), x.keyAt(slot, timeOffsetKey)
-		if slot+1 < x.entries {
-			nextTimestamp = x.keyAt(slot+1, timeKey)
+	timestamp, offset, nextTimestamp, _ = x.SpanSlot(target)
+	return timestamp, offset, nextTimestamp
+}
+
+// SpanSlot is Span with the slot of the entry found (-1 for none).
+func (x *TimeIndex) SpanSlot(target int64) (timestamp, offset, nextTimestamp int64, slot int) {
+	timestamp, offset, nextTimestamp, slot = -1, x.base, -1, -1
+	x.lookup(target, timeKey, func(i int) {
+		timestamp, offset, slot = x.keyAt(i, timeKey), x.keyAt(i, timeOffsetKey), i
+		if i+1 < x.entries {
+			nextTimestamp = x.keyAt(i+1, timeKey)
 		}
 	})
-	return timestamp, offset, nextTimestamp
+	return timestamp, offset, nextTimestamp, slot
 }
 
 // Entry returns entry i (0 <= i < Entries()).

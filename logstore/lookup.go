@@ -104,10 +104,12 @@ func (l *Log) findInSegment(seg partlog.Segment, ts, start int64) (int64, bool, 
 // findIn is findInSegment of s, acquired, whose snapshot is seg.
 func (l *Log) findIn(s *segment, seg partlog.Segment, ts, start int64) (int64, bool, error) {
 	s.ixmu.RLock()
-	entryTs, off, nextTs := s.tidx.Span(ts)
+	entryTs, off, nextTs, slot := s.tidx.SpanSlot(ts)
 	s.ixmu.RUnlock()
 	target := max(off, start)
-	sp := s.spanFor(target, seg.Size)
+	// the offset index entry written with the time entry: the same slot
+	// while timestamps grow (checked, else searched)
+	sp := s.spanNear(target, seg.Size, slot)
 	pos := sp.pos
 	w := getWindow()
 	defer putWindow(w)

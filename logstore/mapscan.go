@@ -58,7 +58,8 @@ var errNotMapped = errors.New("segment window not mapped")
 // the scan makes the next touch of a byte past its new end fault (SIGBUS).
 // The scan's goroutine panics instead of crashing (debug.SetPanicOnFault),
 // and a fault in the mapping, in fn or in the scan, is recovered here: it
-// fails the scan as a truncation at the position it had reached.
+// fails the scan as a truncation at the batch fn had, or else at the
+// position the scan had reached.
 func scanMappedWindow(s *segment, pos, n int64, fn func(*record.Batch) (bool, error)) (next int64, stop bool, err error) {
 	m, merr := vfs.Map(s.log, pos, n)
 	if merr != nil {
@@ -66,13 +67,18 @@ func scanMappedWindow(s *segment, pos, n int64, fn func(*record.Batch) (bool, er
 	}
 	defer m.Unmap()
 	sc := record.NewBytesScannerAt(m.Data, pos, s.path)
+	inFn := int64(-1) // the position of the batch fn has, while it runs
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			if !faultIn(r, m.Data) {
 				panic(r)
 			}
-			next, stop, err = sc.Pos(), true, &record.CorruptionError{File: s.path, Pos: sc.Pos(),
+			at := sc.Pos()
+			if inFn >= 0 {
+				at = inFn
+			}
+			next, stop, err = at, true, &record.CorruptionError{File: s.path, Pos: at,
 				Reason: "the segment shrank under the read", Err: record.ErrTruncated}
 		}
 	}()
@@ -87,9 +93,11 @@ func scanMappedWindow(s *segment, pos, n int64, fn func(*record.Batch) (bool, er
 		if !sc.Next() {
 			return sc.Pos(), false, sc.Err()
 		}
+		inFn = sc.Batch().Pos
 		if stop, err := fn(sc.Batch()); err != nil || stop {
 			return sc.Pos(), true, err
 		}
+		inFn = -1
 	}
 }
 

@@ -309,3 +309,44 @@ func TestLocatedLargeBatchReadMapped(t *testing.T) {
 		t.Fatalf("read of a corrupt batch: %v after %d records, want a corruption at %d before any", err, n, pos)
 	}
 }
+
+// TestLocatedMappedBatchTruncated truncates the segment to 8 KiB into a
+// located batch read through a mapping (mapLocatedMin bytes or more):
+// before the Read, and from the callback after ten of its records, whose
+// next record then faults. Either way the read fails with a truncation at
+// that batch's position, not at the end of the batch, past the file.
+func TestLocatedMappedBatchTruncated(t *testing.T) {
+	for _, during := range []bool{false, true} {
+		l := mappedLog(t, 3000, nil, 1500)
+		segs, release := l.Segments()
+		_, pos, err := l.Locate(1500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := segmentPath(l.dir, 0, kafkaname.LogSuffix)
+		truncate := func() {
+			if err := os.Truncate(path, pos+8192); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !during {
+			truncate()
+		}
+		n := 0
+		err = l.Read(segs[0], 1600, func(r *record.Record) bool {
+			if n++; n == 10 && during {
+				truncate()
+			}
+			faultSink += r.Value[len(r.Value)-1]
+			return true
+		})
+		release()
+		var ce *record.CorruptionError
+		if !errors.As(err, &ce) || !errors.Is(err, partlog.ErrCorrupt) || !errors.Is(err, record.ErrTruncated) || ce.Pos != pos {
+			t.Errorf("truncated during the read %v: %v, want a truncation at %d", during, err, pos)
+		}
+		if want := map[bool]int{false: 0, true: 10}[during]; n != want {
+			t.Errorf("truncated during the read %v: %d records passed, want %d", during, n, want)
+		}
+	}
+}

@@ -37,10 +37,13 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	w := getWindow()
 	defer putWindow(w)
 	if pos, h, err := l.locateWith(w, s, seg, from, true); err == nil {
-		return v.readLocated(w, pos, &h, seg.Size)
+		if err := v.readLocated(w, pos, &h, seg.Size); err != errLocatedUnchecked {
+			return err
+		}
 	}
-	// a header the header-only scan could not use: the checking scan
-	// reports it (or finds nothing), as before
+	// a header the header-only scan could not use, or a located batch
+	// that failed its check (an index entry inside a batch can locate
+	// one): the checking scan reports it (or finds nothing), as before
 	pos := s.positionFor(from, seg.Size)
 	if err := v.readFrom(pos, seg.Size); !errors.Is(err, errIndexMismatch) {
 		return err
@@ -52,6 +55,10 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 }
 
 var errIndexMismatch = errors.New("index entry does not match the segment")
+
+// errLocatedUnchecked is readLocated's failure of the located batch's
+// check (CRC, length), before any of its records was passed on.
+var errLocatedUnchecked = errors.New("located batch failed its check")
 
 // positionFor is the position an offset index lookup gives for offset.
 func (s *segment) positionFor(offset, size int64) int64 {
@@ -65,12 +72,16 @@ func (s *segment) positionFor(offset, size int64) int64 {
 type indexSpan struct{ pos, next, off, nextOff int64 }
 
 // spanFor is the index span of offset.
-func (s *segment) spanFor(offset, size int64) indexSpan {
+func (s *segment) spanFor(offset, size int64) indexSpan { return s.spanNear(offset, size, -1) }
+
+// spanNear is spanFor trying the offset index entry at slot first
+// (index.OffsetIndex.SpanNear).
+func (s *segment) spanNear(offset, size int64, slot int) indexSpan {
 	if offset <= s.base {
 		return indexSpan{next: -1}
 	}
 	s.ixmu.RLock()
-	sp := s.oidx.Span(offset)
+	sp := s.oidx.SpanNear(offset, slot)
 	s.ixmu.RUnlock()
 	if int64(sp.Pos) >= size || sp.Pos < 0 {
 		return indexSpan{next: -1}
@@ -97,11 +108,15 @@ type recordFilter struct {
 
 // readLocated reads the batch at pos (header h, holding from) from w,
 // which the locate read it through, or else with one pread, then the rest
-// of the segment up to size with one scanner.
+// of the segment up to size with one scanner. errLocatedUnchecked when
+// that batch fails its check: nothing was passed on.
 func (v *recordFilter) readLocated(w *fileWindow, pos int64, h *record.BatchHeader, size int64) error {
 	stop, mapped, err := v.mappedLocated(w, pos, h)
 	if !mapped {
 		stop, err = v.readLocatedBatch(w, pos, h)
+	}
+	if err == errLocatedUnchecked {
+		return err
 	}
 	if err != nil || stop {
 		return scanErr(v.s, pos, err)
@@ -112,13 +127,14 @@ func (v *recordFilter) readLocated(w *fileWindow, pos int64, h *record.BatchHead
 
 // readLocatedBatch passes the located batch at pos (header h) to v.batch
 // from w, which the locate read it through, or else read with one pread;
-// true when the read is done.
+// true when the read is done, errLocatedUnchecked when the batch fails
+// its check.
 func (v *recordFilter) readLocatedBatch(w *fileWindow, pos int64, h *record.BatchHeader) (bool, error) {
 	bb := batchBufs.Get().(*batchBuf)
 	defer putBatchBuf(bb)
 	b, err := v.s.heldBatch(w, bb, pos, h)
 	if err != nil {
-		return false, err
+		return false, errLocatedUnchecked
 	}
 	return v.batch(&b)
 }
@@ -133,15 +149,21 @@ const mapLocatedMin = 256 << 10
 // and w does not hold it: its CRC is checked and its records decoded in
 // the page cache's bytes, which a pread would first copy (for the 1 MiB
 // batch of a `cat >> log` write() the copy cost more than the check).
-// mapped is false when the batch is left to readLocatedBatch.
+// mapped is false when the batch is left to readLocatedBatch;
+// errLocatedUnchecked when the batch fails its check.
 func (v *recordFilter) mappedLocated(w *fileWindow, pos int64, h *record.BatchHeader) (stop, mapped bool, err error) {
 	if h.Size() < mapLocatedMin || w.held(pos, h.Size()) != nil {
 		return false, false, nil
 	}
+	checked := false
 	_, mapped, err = scanMapped(v.s, pos, pos+h.Size(), func(b *record.Batch) (bool, error) {
+		checked = true
 		stop, err = v.batch(b)
 		return stop, err
 	})
+	if err != nil && !checked {
+		err = errLocatedUnchecked
+	}
 	return stop, mapped, err
 }
 

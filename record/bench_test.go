@@ -99,8 +99,8 @@ func codecLib(c Codec) func(dst, src []byte) []byte {
 			}
 			return dst[:n]
 		}
-	case Zstd:
-		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	case Zstd: // without the frame checksum, as partfs and zstd-jni write
+		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 		return func(dst, src []byte) []byte { return enc.EncodeAll(src, dst[:0]) }
 	}
 	return nil

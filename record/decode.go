@@ -162,16 +162,22 @@ func (d *Decoder) recordsV2(b *Batch, from, next int64, fn func(*Record) bool) (
 }
 
 // skipBefore passes over the leading records of a V2 records area whose
-// offsets are below from, parsing only each one's prefix (RecordPrefix:
-// its length and deltas) and checking that it lies inside data, so that a
-// read from an offset deep inside a large batch does not decode every
-// record before it (those records were only checked against the batch's
-// CRC, as every byte of it). It returns the bytes from the first record at
-// or after from on (or none), how many records it passed over, and what is
-// malformed ("" for nothing).
+// offsets are below from, parsing only each one's prefix (its length and
+// deltas, as RecordPrefix, through skipSimple where they are short) and
+// checking that it lies inside data, so that a read from an offset deep
+// inside a large batch does not decode every record before it (those
+// records were only checked against the batch's CRC, as every byte of it).
+// It returns the bytes from the first record at or after from on (or
+// none), how many records it passed over, and what is malformed ("" for
+// nothing).
 func skipBefore(data []byte, h *BatchHeader, from int64) ([]byte, int32, string) {
 	i := int32(0)
-	for ; i < h.NumRecords && len(data) > 0; i++ {
+	for i < h.NumRecords && len(data) > 0 {
+		p, n := skipSimple(data, h, from-h.BaseOffset, h.NumRecords-i)
+		if data, i = data[p:], i+n; i == h.NumRecords || len(data) == 0 {
+			break
+		}
+		// the record skipSimple stopped at: the one sought, or another shape
 		size, off, _, reason := RecordPrefix(data, h)
 		if reason == "" && size > int64(len(data)) {
 			reason = fmt.Sprintf("%d bytes run past the batch end", size)
@@ -182,7 +188,49 @@ func skipBefore(data []byte, h *BatchHeader, from int64) ([]byte, int32, string)
 		if off >= from {
 			break
 		}
-		data = data[size:]
+		data, i = data[size:], i+1
 	}
 	return data, i, ""
+}
+
+// skipSimple is skipBefore's loop over records (at most want) whose
+// length, timestamp delta and offset delta take one or two bytes each, the
+// record inside data and its offset delta inside the batch's: it stops at
+// the first record whose offset delta is target or more, or that it does
+// not take (of another shape, malformed, or within 8 bytes of data's end),
+// and returns that record's position and the records passed over.
+func skipSimple(data []byte, h *BatchHeader, target int64, want int32) (p int, n int32) {
+	last := int64(h.LastOffsetDelta)
+	for ; n < want && p <= len(data)-8; n++ {
+		w := (*[8]byte)(data[p : p+8])
+		u, k := uint(w[0]), 1 // the length
+		if u >= 0x80 {
+			if w[1] >= 0x80 {
+				return p, n
+			}
+			u, k = u&0x7f|uint(w[1])<<7, 2
+		}
+		// attributes at w[k], then the timestamp delta
+		i := k + 1
+		if w[i] >= 0x80 {
+			if w[i+1] >= 0x80 {
+				return p, n
+			}
+			i++
+		}
+		i++
+		o := uint(w[i]) // the offset delta
+		if o >= 0x80 {
+			if w[i+1] >= 0x80 {
+				return p, n
+			}
+			o, i = o&0x7f|uint(w[i+1])<<7, i+1
+		}
+		length, off := int(u>>1), int64(zigzag32(uint32(o)))
+		if u&1 != 0 || length < i+1-k || p+k+length > len(data) || off < 0 || off > last || off >= target {
+			return p, n
+		}
+		p += k + length
+	}
+	return p, n
 }

@@ -157,25 +157,42 @@ func TestRecordShapes(t *testing.T) {
 }
 
 // TestRecordsInSkipsToFrom: RecordsIn from any offset of a batch (before,
-// inside and past it, in its offset gaps, uncompressed and LZ4) passes
+// inside and past it, in its offset gaps, uncompressed and LZ4, varints of
+// one to three bytes) passes
 // exactly the records a full decode has at or after that offset, byte for
-// byte; and a record before from whose length runs past the batch's bytes
-// fails the read as a corruption, as a full decode of it does.
+// byte; and a record before from whose length runs past the batch's bytes,
+// or does not hold its deltas, fails the read as a corruption, as a full
+// decode of it does.
 func TestRecordsInSkipsToFrom(t *testing.T) {
-	for _, c := range []Codec{None, LZ4} {
+	// 300 records: lengths, timestamp deltas and offset deltas of one to
+	// three bytes, mixed
+	mixed := make([]Record, 300)
+	for i := range mixed {
+		mixed[i] = Record{Offset: 10 + int64(i)*3/2, Timestamp: 1764464400000 + int64(i%7)*int64(i%7)*9000,
+			Value: make([]byte, []int{3, 70, 9000}[i%3])}
+		if i%5 == 0 {
+			mixed[i].Key = []byte("k")
+		}
+	}
+	mixedOpt := BatchOptions{KeepOffsets: true}
+	for _, c := range []struct {
+		recs []Record
+		opt  BatchOptions
+	}{{gapped(), cleanerOpt(None)}, {gapped(), cleanerOpt(LZ4)}, {mixed, mixedOpt}} {
 		var e Encoder
-		raw, err := e.AppendBatch(nil, 10, gapped(), cleanerOpt(c))
+		raw, err := e.AppendBatch(nil, 10, c.recs, c.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		all := decodeOne(t, raw)
+		last := all[len(all)-1].Offset
 		b := &Batch{Raw: raw}
 		b.Header, _ = ParseHeader(raw)
 		var d Decoder
-		for from := int64(8); from <= 37; from++ {
+		for from := int64(8); from <= last+2; from++ {
 			var got []Record
 			if _, err := d.RecordsIn(b, from, 1<<40, func(r *Record) bool { got = append(got, r.Clone()); return true }); err != nil {
-				t.Fatalf("%v from %d: %v", c, from, err)
+				t.Fatalf("%d records from %d: %v", len(all), from, err)
 			}
 			var want []Record
 			for _, r := range all {
@@ -184,35 +201,39 @@ func TestRecordsInSkipsToFrom(t *testing.T) {
 				}
 			}
 			if len(got) != len(want) {
-				t.Fatalf("%v from %d: %d records, want %d", c, from, len(got), len(want))
+				t.Fatalf("%d records from %d: %d passed, want %d", len(all), from, len(got), len(want))
 			}
 			for i := range got {
 				if msg := sameRecord(got[i], want[i]); msg != "" {
-					t.Fatalf("%v from %d, record %d: %s", c, from, i, msg)
+					t.Fatalf("%d records from %d, record %d: %s", len(all), from, i, msg)
 				}
 			}
 		}
 	}
 	var e Encoder
 	short := []Record{{Value: []byte("v0")}, {Value: []byte("v1")}, {Value: []byte("v2")}, {Value: []byte("v3")}, {Value: []byte("v4")}}
-	bad, err := e.AppendBatch(nil, 100, short, BatchOptions{})
+	raw, err := e.AppendBatch(nil, 100, short, BatchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := BatchHeaderSize
-	second := first + 1 + int(bad[first]>>1) // each length takes one byte
-	bad[second] = 0x7e                       // 63: past the records' bytes
-	b := &Batch{Raw: bad}
-	b.Header, _ = ParseHeader(bad)
-	var d Decoder
-	for _, from := range []int64{102, 104} {
-		n := 0
-		_, err := d.RecordsIn(b, from, 1<<40, func(*Record) bool { n++; return true })
-		if !errors.Is(err, ErrCorruption) || n != 0 {
-			t.Errorf("from %d past a record running past the batch: %v after %d records, want a corruption", from, err, n)
+	second := BatchHeaderSize + 1 + int(raw[BatchHeaderSize]>>1) // each length takes one byte
+	// the second record's length: 63, past the records' bytes; 1, shorter
+	// than its deltas
+	for _, length := range []byte{0x7e, 0x02} {
+		bad := append([]byte(nil), raw...)
+		bad[second] = length
+		b := &Batch{Raw: bad}
+		b.Header, _ = ParseHeader(bad)
+		var d Decoder
+		for _, from := range []int64{102, 104} {
+			n := 0
+			_, err := d.RecordsIn(b, from, 1<<40, func(*Record) bool { n++; return true })
+			if !errors.Is(err, ErrCorruption) || n != 0 {
+				t.Errorf("from %d past a record of length byte %#x: %v after %d records, want a corruption", from, length, err, n)
+			}
 		}
-	}
-	if err := d.Records(b, func(*Record) bool { return true }); !errors.Is(err, ErrCorruption) {
-		t.Errorf("full decode of the same batch: %v, want a corruption", err)
+		if err := d.Records(b, func(*Record) bool { return true }); !errors.Is(err, ErrCorruption) {
+			t.Errorf("full decode of the same batch: %v, want a corruption", err)
+		}
 	}
 }

@@ -1,0 +1,118 @@
+//go:build linux
+
+package record
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// guarded maps two pages and makes the second inaccessible, so that a read
+// past the end of the first page faults. It returns the first page.
+func guarded(t *testing.T) []byte {
+	t.Helper()
+	page := unix.Getpagesize()
+	m, err := unix.Mmap(-1, 0, 3*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Munmap(m) })
+	for _, g := range [][]byte{m[:page], m[2*page:]} {
+		if err := unix.Mprotect(g, unix.PROT_NONE); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m[page : 2*page : 2*page]
+}
+
+// TestScanLinesGuardPages scans inputs of every length 0..200 that end
+// exactly at the end of a mapped page followed by an inaccessible one, and
+// that start exactly at the start of a page preceded by one, with the AVX2
+// scan and with the fallback: any read outside the input faults, and the
+// ends and plainness must be scanBytes's.
+func TestScanLinesGuardPages(t *testing.T) {
+	p := guarded(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, avx := range []bool{useScanAVX2, false} {
+		withScanAVX2(t, avx, func() {
+			for n := 0; n <= 200; n++ {
+				for _, b := range [][]byte{p[len(p)-n:], p[:n:n]} {
+					for trial := 0; trial < 8; trial++ {
+						fillLines(rng, b, trial)
+						want, wantPlain := scanBytes(make([]int32, 0, n), b, 7)
+						got, plain := ScanLines(nil, b, 7)
+						if !slices.Equal(got, want) || plain != wantPlain {
+							t.Fatalf("avx2 %v, %d bytes %q: ends %v plain %v, want %v %v", avx, n, b, got, plain, want, wantPlain)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestScanLinesFallback checks ScanLines with the AVX2 scan turned off
+// against the lines bytes.IndexByte finds, where every byte is plain.
+func TestScanLinesFallback(t *testing.T) {
+	b := bytes.Repeat([]byte("0123456789abcdefghij\n"), 2000)
+	b = append(b, "tail"...)
+	var want []int32
+	for i, c := range b {
+		if c == '\n' {
+			want = append(want, int32(i))
+		}
+	}
+	withScanAVX2(t, false, func() {
+		got, plain := ScanLines(nil, b, 0)
+		if !slices.Equal(got, want) || !plain {
+			t.Fatalf("fallback: %d ends plain %v, want %d true", len(got), plain, len(want))
+		}
+		b[5] = '"'
+		if _, plain := ScanLines(nil, b, 0); plain {
+			t.Fatal("fallback: a quote is plain")
+		}
+	})
+}
+
+// withScanAVX2 runs fn with useScanAVX2 set to on.
+func withScanAVX2(t *testing.T, on bool, fn func()) {
+	t.Helper()
+	was := useScanAVX2
+	useScanAVX2 = on
+	defer func() { useScanAVX2 = was }()
+	fn()
+}
+
+// fillLines fills b with plain bytes and line ends, and for odd trials a
+// byte that is not jsonSafe somewhere.
+func fillLines(rng *rand.Rand, b []byte, trial int) {
+	for i := range b {
+		b[i] = byte(0x20 + rng.IntN(0x5f))
+		if rng.IntN(9) == 0 {
+			b[i] = '\n'
+		}
+	}
+	if trial%2 == 1 && len(b) > 0 {
+		b[rng.IntN(len(b))] = []byte{0, 0x1f, '"', '\\', 0x80, 0xff}[rng.IntN(6)]
+	}
+}
+
+// FuzzScanLines checks ScanLines, with the AVX2 scan where the CPU has it,
+// against scanBytes, at an offset.
+func FuzzScanLines(f *testing.F) {
+	f.Add([]byte("a\nb\n"), int32(0))
+	f.Add(bytes.Repeat([]byte("0123456789abcde\n"), 20), int32(9))
+	f.Add(append(bytes.Repeat([]byte("x"), 64), 0x7f, '"', '\n', 0x80), int32(1))
+	f.Fuzz(func(t *testing.T, b []byte, off int32) {
+		off &= 1<<30 - 1
+		want, wantPlain := scanBytes(make([]int32, 0, len(b)), b, off)
+		got, plain := ScanLines([]int32{-1}, b, off)
+		if got[0] != -1 || !slices.Equal(got[1:], want) || plain != wantPlain {
+			t.Fatalf("ends %v plain %v, want %v %v", got[1:], plain, want, wantPlain)
+		}
+	})
+}
