@@ -35,6 +35,9 @@ type segInfo struct {
 	length [2]int64
 	ckpts  []ckpt
 	lastCk [2]int64
+	// afterBig: the last append accounted for (noteAppend) was a big one
+	// (batchCkpt); not kept across mounts
+	afterBig bool
 
 	snap partlog.Segment // the latest snapshot descriptor
 }
@@ -225,6 +228,28 @@ func (s *segInfo) add(off, plain, json int64) {
 	s.next = off + 1
 }
 
+// batchCkpt places a checkpoint at first, the first record of an append
+// (its first batch: one per write() by default, SPEC §4), when the append
+// is big (ckptEvery bytes or more of log) or follows a big one, unless
+// one is there already or add's spacing puts one there. A lookup of a
+// record in that batch, or of the first one after it (where @time/T
+// lands), then starts reading at that batch, not at a checkpoint inside
+// the batch before it (1 MiB for a `cat >> log` write()). The spacing of
+// the other checkpoints stays add's, so appends keep the checkpoints a
+// scan of the log places, and these besides. REQUIRES: the layout's mu
+// held, s.next == first.
+func (s *segInfo) batchCkpt(first int64, big bool) {
+	lastOff := s.base
+	if len(s.ckpts) > 0 {
+		lastOff = s.ckpts[len(s.ckpts)-1].off
+	}
+	spaced := s.length[0]-s.lastCk[0] >= ckptEvery || s.length[1]-s.lastCk[1] >= ckptEvery
+	if (big || s.afterBig) && first > lastOff && !spaced {
+		s.ckpts = append(s.ckpts, ckpt{off: first, pos: s.length})
+	}
+	s.afterBig = big
+}
+
 // addRun is add for records from..to-1 of an append at offset first, as
 // the append's running totals sums give their lengths, each record's JSON
 // length being its fields' plus perJSON. It places the checkpoints add
@@ -367,6 +392,7 @@ func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
 	// where the offset gains a digit, rarely inside one append: the
 	// records between are added as one run.
 	n := len(m.sums)
+	s.batchCkpt(first, m.sums[n-1].plain >= ckptEvery)
 	for from := 0; from < n; {
 		at := record.JSONLenAt(0, first+int64(from), now)
 		to := from + sort.Search(n-from, func(d int) bool { return record.JSONLenAt(0, first+int64(from+d), now) != at })

@@ -97,11 +97,14 @@ func scannedSegs(t *testing.T, l partlog.Log) []*segInfo {
 }
 
 // sameBookkeeping fails unless the bookkeeping that appends kept equals
-// what a scan of the log computes: lengths, checkpoints, starts.
+// what a scan of the log computes: lengths, checkpoints, starts; besides
+// the scan's checkpoints appends may keep others at batch starts
+// (batchCkpt), each at the position the scan gives its record.
 func sameBookkeeping(t *testing.T, ly *layout) {
 	t.Helper()
 	got := scanAll(t, ly)
-	want := scannedSegs(t, ly.log)
+	fresh := &layout{log: ly.log, lg: testutil.NewLogger().Entry}
+	want := scanAll(t, fresh)
 	if len(got) != len(want) {
 		t.Fatalf("%d segments, scan has %d", len(got), len(want))
 	}
@@ -111,10 +114,31 @@ func sameBookkeeping(t *testing.T, ly *layout) {
 			t.Fatalf("segment %d: appends kept start %v next %d length %v lastCk %v; scan: %v %d %v %v",
 				w.base, g.start, g.next, g.length, g.lastCk, w.start, w.next, w.length, w.lastCk)
 		}
-		if !slices.Equal(g.ckpts, w.ckpts) {
+		var scanned []ckpt
+		for _, c := range g.ckpts {
+			if slices.Contains(w.ckpts, c) {
+				scanned = append(scanned, c)
+			} else if pos := ckptAt(t, fresh, c.off); pos != [2]int64{g.start[0] + c.pos[0], g.start[1] + c.pos[1]} {
+				t.Fatalf("segment %d: appends kept a checkpoint %v, the scan places record %d at %v", w.base, c, c.off, pos)
+			}
+		}
+		if !slices.Equal(scanned, w.ckpts) {
 			t.Fatalf("segment %d: appends kept checkpoints %v\nscan: %v", w.base, g.ckpts, w.ckpts)
 		}
 	}
+}
+
+// ckptAt is where ly places record off in both streams.
+func ckptAt(t *testing.T, ly *layout, off int64) (pos [2]int64) {
+	t.Helper()
+	defer lockSynced(t, ly)()
+	for k := range pos {
+		var err error
+		if pos[k], err = ly.posOf(kind(k), off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pos
 }
 
 // variedLines is n lines of varied lengths and bytes: plain ASCII mostly,
@@ -353,4 +377,53 @@ func TestMeasurePlainLines(t *testing.T) {
 		want.release()
 		got.release()
 	}
+}
+
+// A big append (one batch of 64 KiB or more) and the append after it get
+// a checkpoint at their first record: finding the position of either
+// record reads no record before it, and the position is the scan's.
+func TestBigAppendStartsCheckpoint(t *testing.T) {
+	st := memlog.New(memlog.Options{})
+	h := writeHandle(t, st, plainKind)
+	lowest := &lowestRead{}
+	wrapLog(t, h, func(l partlog.Log) partlog.Log { lowest.Log = l; return lowest })
+	write := func(lines, width int) (first int64) {
+		first = h.n.p.log.EndOffset()
+		if _, errno := h.Write(context.Background(), []byte(strings.Repeat(strings.Repeat("x", width-1)+"\n", lines)), 0); errno != 0 {
+			t.Fatal(errno)
+		}
+		return first
+	}
+	write(1, 10)
+	syncLayout(t, h.n.p.ly)
+	write(300, 100)
+	big := write(1000, 120) // 120,000 bytes
+	after := write(700, 120)
+	write(300, 100)
+	for _, off := range []int64{big, after} {
+		lowest.min = -1
+		pos := ckptAt(t, h.n.p.ly, off)
+		if lowest.min != off {
+			t.Fatalf("placing record %d read from record %d", off, lowest.min)
+		}
+		if fresh := ckptAt(t, &layout{log: h.n.p.log, lg: testutil.NewLogger().Entry}, off); fresh != pos {
+			t.Fatalf("record %d placed at %v, a scan places it at %v", off, pos, fresh)
+		}
+	}
+	sameBookkeeping(t, h.n.p.ly)
+}
+
+// lowestRead is a log noting the lowest offset a Read passed (-1: none).
+type lowestRead struct {
+	partlog.Log
+	min int64
+}
+
+func (r *lowestRead) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool) error {
+	return r.Log.Read(seg, from, func(rec *record.Record) bool {
+		if r.min < 0 || rec.Offset < r.min {
+			r.min = rec.Offset
+		}
+		return fn(rec)
+	})
 }
