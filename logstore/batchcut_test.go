@@ -101,8 +101,8 @@ func TestKilledMultiBatchAppendLeavesNone(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(snaps)
-	text := bytes.Repeat([]byte(strings.Repeat("y", 99)+"\n"), 3000)
-	if first, k, err := l.AppendLines(text); err != nil || first != 1 || k != 3000 {
+	text := bytes.Repeat([]byte(strings.Repeat("y", 99)+"\n"), 2000) // under pipeMinBytes
+	if first, k, err := l.AppendLines(text); err != nil || first != 1 || k != 2000 {
 		t.Fatalf("append: %d %d %v", first, k, err)
 	}
 	st.Close()
@@ -110,13 +110,20 @@ func TestKilledMultiBatchAppendLeavesNone(t *testing.T) {
 	if len(during) < 2 {
 		t.Fatalf("the append of %d batches made %d writes", len(text)/cutBytes+1, len(during))
 	}
+	recoversBefore(t, "", during)
+}
+
+// recoversBefore checks that each of the segments during (as an append
+// left it before each of its writes) recovers to the one record "before".
+func recoversBefore(t *testing.T, name string, during [][]byte) {
+	t.Helper()
 	for i, data := range during {
 		crashed, c := writePartition("t-0", map[string][]byte{"00000000000000000000.log": data})
 		st, l := openTest(t, crashed, c, nil)
 		got := readLog(t, l, 0)
 		st.Close()
 		if len(got) != 1 || got[0].value != "before" {
-			t.Fatalf("killed before write %d of the append: %d records recovered, want only the one before it", i+1, len(got))
+			t.Fatalf("%s: killed before write %d of the append: %d records recovered, want only the one before it", name, i+1, len(got))
 		}
 	}
 }
@@ -164,7 +171,7 @@ func TestFailedCRCWriteUndoesAppend(t *testing.T) {
 	}
 	size := len(readFileBytes(t, mem, seg))
 	failAt = writes + 2
-	text := bytes.Repeat([]byte(strings.Repeat("y", 99)+"\n"), 3000)
+	text := bytes.Repeat([]byte(strings.Repeat("y", 99)+"\n"), 2000) // under pipeMinBytes
 	if _, _, err := l.AppendLines(text); err == nil {
 		t.Fatal("append whose CRC write failed succeeded")
 	}

@@ -130,11 +130,35 @@ func (l *Log) encodeLines(chunks [][]byte, base int64, now time.Time) (int, erro
 	}
 	l.spans = l.spans[:0]
 	limit := l.batchLimit()
-	out, spans, n, err := l.enc.AppendLineBatches(l.buf[:0], base, chunks, opt, l.cutAt(limit), l.spans)
+	p := l.startPipe(linesBytes(chunks))
+	var pipe *record.LinePipe
+	if p != nil {
+		pipe = &p.LinePipe
+	}
+	out, spans, n, err := l.enc.AppendLineBatchesPiped(l.buf[:0], base, chunks, opt, l.cutAt(limit), l.spans, pipe)
+	if p != nil && err != nil {
+		p.stop()
+		l.pipedLen = p.written
+	} else if p != nil {
+		perr := p.finish() // done already: the encoder said so
+		if l.pipedLen = p.written; perr != nil {
+			l.buf = out[:0]
+			return 0, fmt.Errorf("write %s: %w", p.path, perr)
+		}
+	}
 	if l.buf, err = l.checkBatches(l.buf[:0], out, spans, base, limit, err); err != nil {
 		return 0, err
 	}
 	return n, nil
+}
+
+// linesBytes is the bytes of chunks.
+func linesBytes(chunks [][]byte) int {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	return n
 }
 
 // checkBatches takes the uncompressed batches an encoder appended to dst

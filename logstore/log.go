@@ -44,6 +44,7 @@ type Log struct {
 	enc       record.Encoder
 	buf       []byte
 	spans     []int
+	pipedLen  int          // bytes of the append that its pipe wrote (see pipe.go)
 	cuts      []int        // planned batch ends (indexes into the append's records)
 	txns      []abortedTxn // aborted transactions (.txnindex files, markers seen by recovery)
 	tracker   *txnTracker  // set while recovery scans
@@ -182,31 +183,43 @@ func (l *Log) appendLocked(encode func(first int64, now time.Time) (int, error))
 	}
 	first = l.endLocked()
 	now := l.now()
+	u := l.saveUndo()
+	l.pipedLen = 0
 	if n, err = encode(first, now); err != nil {
+		if l.pipedLen > 0 { // the pipe wrote some of it
+			err = l.rollBack(u, err)
+		}
 		return 0, 0, false, err
 	}
 	if n == 0 {
 		return first, 0, false, nil
 	}
-	u := l.saveUndo()
 	if err := l.writeSpans(now); err != nil {
-		clean, err := l.undo(u, err)
-		if !clean {
-			l.werr = err
-		}
-		return 0, 0, false, err
+		return 0, 0, false, l.rollBack(u, err)
 	}
 	l.unflushed += int64(n)
 	l.notify()
 	return first, n, l.cfg.FlushMessages > 0 && l.unflushed >= l.cfg.FlushMessages, nil
 }
 
+// rollBack undoes a failed append; if it cannot, the error becomes
+// sticky. It returns the append's error. REQUIRES: mu held.
+func (l *Log) rollBack(u undoState, cause error) error {
+	clean, err := l.undo(u, cause)
+	if !clean {
+		l.werr = err
+	}
+	return err
+}
+
 // writeSpans writes the encoded batches in l.buf, rolling as needed. The
 // batches that go to one segment are counted in it batch by batch (rolls
 // and index entries as if each were written alone), then written as one
-// run by writeRun. REQUIRES: mu held.
+// run by writeRun, or, for the run whose records a pipe wrote already,
+// given their headers (finishRun). REQUIRES: mu held.
 func (l *Log) writeSpans(now time.Time) error {
 	var r run
+	piped := l.pipedLen // the first run's records are in the segment
 	start := 0
 	for _, end := range l.spans {
 		raw := l.buf[start:end]
@@ -215,9 +228,10 @@ func (l *Log) writeSpans(now time.Time) error {
 			return fmt.Errorf("encoded batch: %w", err)
 		}
 		if l.shouldRoll(l.active(), &h, now) {
-			if err := l.active().writeRun(l.buf, r); err != nil {
+			if err := l.finishRun(r, piped); err != nil {
 				return err
 			}
+			piped = 0
 			if err := l.roll(now); err != nil {
 				return err
 			}
@@ -228,15 +242,12 @@ func (l *Log) writeSpans(now time.Time) error {
 			r = run{start: start, firstEnd: end, pos: a.size}
 		}
 		r.end, start = end, end
-		if err := a.reserve(len(raw), l.cfg.SegmentBytes); err != nil {
-			l.logger.WithError(err).WithField("segment", a.path).
-				Warn("cannot reserve blocks ahead of appends; this segment is written without")
-		}
+		l.reserve(a, len(raw))
 		if err := a.countBatch(&h, l.cfg.IndexIntervalBytes); err != nil {
 			return err
 		}
 	}
-	return l.active().writeRun(l.buf, r)
+	return l.finishRun(r, piped)
 }
 
 // maxKeptBuffer bounds the encode buffer a Log keeps between appends.

@@ -49,6 +49,8 @@ type BatchOptions struct {
 type Encoder struct {
 	raw []byte // the uncompressed records area when compressing
 	cmp compressors
+	// lineCounts is AppendLineBatchesPiped's buffer of record counts
+	lineCounts []int
 }
 
 // errTooLarge is returned for a batch that cannot be framed (int32 sizes).

@@ -45,15 +45,35 @@ func Lines(chunks ...[]byte) iter.Seq[[]byte] {
 // makes of chunks, byte for byte, without making them. It also returns how
 // many records it wrote.
 func (e *Encoder) AppendLineBatches(dst []byte, baseOffset int64, chunks [][]byte, opt BatchOptions, limit int, ends []int) ([]byte, []int, int, error) {
+	return e.AppendLineBatchesPiped(dst, baseOffset, chunks, opt, limit, ends, nil)
+}
+
+// A LinePipe follows an encode of lines as it goes (AppendLineBatchesPiped).
+type LinePipe struct {
+	// Step is how many bytes at least are encoded between calls of Encoded.
+	Step int
+	// Encoded is called with the output so far (from dst's start), every
+	// Step bytes and once more at the end with done set. Its bytes do not
+	// change after the call except the batches' headers, which stay zero
+	// until the call with done returns; they are written then.
+	Encoded func(out []byte, done bool)
+}
+
+// AppendLineBatchesPiped is AppendLineBatches that hands its output to
+// pipe (if not nil) while it encodes, so the caller can write the records
+// before their headers. On error pipe is not called with done.
+func (e *Encoder) AppendLineBatchesPiped(dst []byte, baseOffset int64, chunks [][]byte, opt BatchOptions, limit int, ends []int, pipe *LinePipe) ([]byte, []int, int, error) {
 	if err := checkBatchesOptions(&opt); err != nil {
 		return dst, ends, 0, err
 	}
 	start, nends := len(dst), len(ends)
 	ts := TimestampOf(&Record{}, opt.DefaultTimestampMs)
-	lines := lineReader{chunks: chunks}
-	total := 0
-	for lines.peek() != nil {
-		at := len(dst)
+	lines := lineReader{chunks: chunks, pipeAt: math.MaxInt}
+	if pipe != nil {
+		lines.pipe, lines.pipeFrom, lines.pipeAt = pipe, start, start+pipe.Step
+	}
+	counts := e.lineCounts[:0]
+	for at := len(dst); lines.peek() != nil; at = len(dst) {
 		dst = append(dst, make([]byte, BatchHeaderSize)...)
 		var n int
 		var err error
@@ -64,9 +84,18 @@ func (e *Encoder) AppendLineBatches(dst []byte, baseOffset int64, chunks [][]byt
 		if err != nil {
 			return dst[:start], ends[:nends], 0, err
 		}
-		writeHeader(dst[at:], baseOffset+int64(total), n, int32(n-1), ts, opt.maxTimestamp(ts), &opt)
-		ends = append(ends, len(dst))
-		total += n
+		ends, counts = append(ends, len(dst)), append(counts, n)
+	}
+	e.lineCounts = counts[:0]
+	if pipe != nil {
+		pipe.Encoded(dst[start:], true)
+	}
+	// the headers, now that the records are final
+	total, at := 0, start
+	for i, n := range counts {
+		end := ends[nends+i]
+		writeHeader(dst[at:end], baseOffset+int64(total), n, int32(n-1), ts, opt.maxTimestamp(ts), &opt)
+		total, at = total+n, end
 	}
 	return dst, ends, total, nil
 }
@@ -96,6 +125,9 @@ func appendLinesUpTo(b []byte, lines *lineReader, limit int) ([]byte, int, error
 			return b[:mark], i, nil
 		}
 		lines.next()
+		if len(b) >= lines.pipeAt {
+			lines.piped(b)
+		}
 	}
 }
 
@@ -106,6 +138,16 @@ type lineReader struct {
 	chunks [][]byte
 	rest   []byte // of the current chunk, after line
 	line   []byte // the line peek returns; nil once consumed
+
+	pipe     *LinePipe // if not nil, told of the output every Step bytes
+	pipeFrom int       // where the output pipe is told of starts
+	pipeAt   int       // the output length at which to tell it next
+}
+
+// piped tells the pipe of the output b.
+func (r *lineReader) piped(b []byte) {
+	r.pipe.Encoded(b[r.pipeFrom:], false)
+	r.pipeAt = len(b) + r.pipe.Step
 }
 
 // peek returns the next line without its '\n' (never nil), or nil at the end.

@@ -67,3 +67,47 @@ func BenchmarkScanNoLines(b *testing.B) {
 		ends, _ = ScanLines(ends[:0], data, 0)
 	}
 }
+
+// TestAppendLineBatchesPiped: with a pipe, the lines encode byte for byte
+// as without one, and the pipe is told of the output at least Step bytes
+// apart and once done: each time a prefix of the final output (from dst's
+// start) whose batch headers are still zero, the last time all of it.
+func TestAppendLineBatchesPiped(t *testing.T) {
+	text := bytes.Repeat(append(bytes.Repeat([]byte("q"), 150), '\n'), 5000)
+	for _, limit := range []int{1 << 20, 64 << 10} {
+		var e Encoder
+		opt := BatchOptions{DefaultTimestampMs: 7}
+		want, wantEnds, wantN, err := e.AppendLineBatches([]byte("x"), 3, [][]byte{[]byte("a\n"), text}, opt, limit, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen [][]byte
+		var dones int
+		pipe := &LinePipe{Step: 10000, Encoded: func(out []byte, done bool) {
+			seen = append(seen, slices.Clone(out))
+			dones += map[bool]int{true: 1}[done]
+		}}
+		got, ends, n, err := e.AppendLineBatchesPiped([]byte("x"), 3, [][]byte{[]byte("a\n"), text}, opt, limit, nil, pipe)
+		if err != nil || !bytes.Equal(got, want) || !slices.Equal(ends, wantEnds) || n != wantN {
+			t.Fatalf("limit %d: piped output differs (%v)", limit, err)
+		}
+		if dones != 1 || len(seen) < len(text)/10000 || len(seen[len(seen)-1]) != len(want)-1 {
+			t.Fatalf("limit %d: %d calls, %d done", limit, len(seen), dones)
+		}
+		final := slices.Clone(want[1:])
+		for i, at := range append([]int{1}, ends[:len(ends)-1]...) {
+			clear(final[at-1 : at-1+BatchHeaderSize]) // ends count the "x"
+			if i == 0 && len(ends) == 1 && limit < 1<<20 {
+				t.Fatalf("limit %d: one batch", limit)
+			}
+		}
+		for i, out := range seen {
+			if i > 0 && i < len(seen)-1 && len(out)-len(seen[i-1]) < 10000 {
+				t.Fatalf("limit %d: call %d after %d bytes", limit, i, len(out)-len(seen[i-1]))
+			}
+			if !bytes.Equal(out, final[:len(out)]) {
+				t.Fatalf("limit %d: call %d: not a prefix of the output with zero headers", limit, i)
+			}
+		}
+	}
+}
