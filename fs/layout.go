@@ -216,10 +216,17 @@ func (ly *layout) scanRendering(s *segInfo, upTo int64, w *renderer) (before [2]
 	return before, nil
 }
 
+// ckptDue reports that a record rendered from pos on is add's next
+// checkpoint: pos is ckptEvery or more past the last one in either
+// rendering.
+func (s *segInfo) ckptDue(pos [2]int64) bool {
+	return pos[0]-s.lastCk[0] >= ckptEvery || pos[1]-s.lastCk[1] >= ckptEvery
+}
+
 // add accounts for the record at offset off, rendered in plain and json
 // bytes (line ends included). REQUIRES: the layout's mu held.
 func (s *segInfo) add(off, plain, json int64) {
-	if s.length[0]-s.lastCk[0] >= ckptEvery || s.length[1]-s.lastCk[1] >= ckptEvery {
+	if s.ckptDue(s.length) {
 		s.ckpts = append(s.ckpts, ckpt{off: off, pos: s.length})
 		s.lastCk = s.length
 	}
@@ -243,8 +250,7 @@ func (s *segInfo) batchCkpt(first int64, big bool) {
 	if len(s.ckpts) > 0 {
 		lastOff = s.ckpts[len(s.ckpts)-1].off
 	}
-	spaced := s.length[0]-s.lastCk[0] >= ckptEvery || s.length[1]-s.lastCk[1] >= ckptEvery
-	if (big || s.afterBig) && first > lastOff && !spaced {
+	if (big || s.afterBig) && first > lastOff && !s.ckptDue(s.length) {
 		s.ckpts = append(s.ckpts, ckpt{off: first, pos: s.length})
 	}
 	s.afterBig = big
@@ -270,8 +276,7 @@ func (s *segInfo) addRun(first int64, sums []recLen, from, to int, perJSON int64
 	}
 	for k := from; ; {
 		j := k + sort.Search(to-k, func(d int) bool {
-			pos := before(k + d)
-			return pos[0]-s.lastCk[0] >= ckptEvery || pos[1]-s.lastCk[1] >= ckptEvery
+			return s.ckptDue(before(k + d))
 		})
 		if j == to {
 			break
