@@ -28,6 +28,7 @@ var (
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")
 	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
 	batchBytes  = flag.Int("batch-bytes", 0, "partfs mount --batch-bytes (0: one batch per write(), the default)")
+	warm        = flag.Bool("warm", true, "before each timed cat >> (both sides), write and remove a scratch file of the input's size plus an eighth in the work directory (bu.WarmFree)")
 	only        = flag.String("only", "", `"head": only the lookup figures (the input written once, untimed); "throughput": only the rounds of cat >> log, cat log and cat log.jsonl`)
 )
 
@@ -69,7 +70,7 @@ func runThroughput(dir, in string, size int64) {
 	fmt.Printf("medians of %d rounds (ratio: median of the rounds' ratios):\n", len(bw))
 	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat >> file (write)", bu.Median(bw))
 	fmt.Printf("%-44s %8.0f MB/s\n", "baseline: cat file > /dev/null (read)", bu.Median(br))
-	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat >> log (write)", bu.Median(pw), bu.Median(rw))
+	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.9x, issue 16)\n", "partfs: cat >> log (write)", bu.Median(pw), bu.Median(rw))
 	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat log > /dev/null", bu.Median(pr), bu.Median(rr))
 	fmt.Printf("%-44s %8.0f MB/s  %.2fx of baseline (target >= 0.7x)\n", "partfs: cat log.jsonl > /dev/null", bu.Median(pj), bu.Median(rj))
 }
@@ -90,9 +91,19 @@ func runBaseline(dir, in string, size int64) (w, r float64) {
 	backing := filepath.Join(dir, "backing")
 	cmd := bu.Mount(mnt, *baselineBin, backing, mnt)
 	defer func() { cmd.Stop(); os.Remove(backing) }()
+	warmFree(dir, size)
 	w = bu.MBps(size, bu.Sh("cat "+in+" >> "+mnt+"/file"))
 	r = bu.MBps(size, bu.Sh("cat "+mnt+"/file > /dev/null"))
 	return w, r
+}
+
+// warmFree is bu.WarmFree of the input's size plus an eighth (partfs's
+// segments are about 7.5 % larger than the lines, and it writes indexes)
+// in dir, unless -warm=false.
+func warmFree(dir string, size int64) {
+	if *warm {
+		bu.WarmFree(dir, size+size/8)
+	}
 }
 
 // mountPartfs mounts data on mnt with the partfs daemon, extra flags
@@ -113,6 +124,7 @@ func partfsThroughput(dir, in string, size int64) (w, r, j float64) {
 	defer cmd.Stop()
 	bu.Sh("mkdir " + mnt + "/t")
 	log := mnt + "/t/0/log"
+	warmFree(dir, size)
 	w = bu.MBps(size, bu.Sh("cat "+in+" >> "+log))
 	r = bu.MBps(size, bu.Sh("cat "+log+" > /dev/null"))
 	// Timed like the other reads (into /dev/null, no pipe); the byte
