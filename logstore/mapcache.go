@@ -96,8 +96,10 @@ func (c *windowCache) release(w *mappedWindow) {
 	}
 }
 
-// dropSegment takes s's windows out of the cache (unmapped now, or by the
-// scans using them when they end).
+// dropSegment takes s's windows out of the cache: those no scan uses are
+// unmapped by a goroutine of their own (closeFiles may hold the log's
+// mutex, and unmapping 8 MiB of pages takes a fraction of a millisecond),
+// the others by their last scan when it ends.
 func (c *windowCache) dropSegment(s *segment) {
 	var unmap []*mappedWindow
 	c.mu.Lock()
@@ -107,7 +109,9 @@ func (c *windowCache) dropSegment(s *segment) {
 		}
 	}
 	c.mu.Unlock()
-	unmapAll(unmap)
+	if len(unmap) > 0 {
+		go unmapAll(unmap)
+	}
 }
 
 // cached is how many windows of s the cache holds.
