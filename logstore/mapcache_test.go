@@ -88,3 +88,43 @@ func TestMapCacheBoundedConcurrentReads(t *testing.T) {
 		t.Fatalf("%d windows cached, at most 2 allowed", n)
 	}
 }
+
+// A window cached while it reached past the segment's end (the active
+// segment) shows the records appended since: a read after the appends
+// gets every record, the new ones through the same mapping.
+func TestMapCacheWindowSeesAppends(t *testing.T) {
+	l := mappedLog(t, 3_000, nil, 500)
+	if got := readLog(t, l, 0); len(got) != 3_000 {
+		t.Fatalf("%d records, want 3000", len(got))
+	}
+	for done := 3_000; done < 4_000; done += 500 {
+		rs := make([]record.Record, 500)
+		for i := range rs {
+			rs[i] = record.Record{Timestamp: int64(done + i + 1), Value: []byte(fmt.Sprintf("v%-1023d", done+i))}
+		}
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := readLog(t, l, 0)
+	if len(got) != 4_000 {
+		t.Fatalf("%d records after the appends, want 4000", len(got))
+	}
+	for i, r := range got {
+		if r.off != int64(i) || r.value != fmt.Sprintf("v%-1023d", i) {
+			t.Fatalf("record %d: offset %d value %.12q", i, r.off, r.value)
+		}
+	}
+	mapCache.mu.Lock()
+	w := mapCache.wins[windowKey{l.segs[0], 0}]
+	mapCache.mu.Unlock()
+	if w == nil || mapCache.cached(l.segs[0]) != 1 {
+		t.Fatal("the segment's window is not the one cached window")
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(w.m.Data)))
+	for _, off := range []int64{2_500, 3_500} {
+		if at := valueAt(t, l, off); at < start || at >= start+mapWindow {
+			t.Fatalf("record %d at %#x, outside the cached window at %#x", off, at, start)
+		}
+	}
+}
