@@ -3,6 +3,7 @@ package logstore
 import (
 	"errors"
 	"runtime/debug"
+	"sync"
 	"unsafe"
 
 	"github.com/partfs/partfs/record"
@@ -10,13 +11,12 @@ import (
 )
 
 // A scan of mapMin bytes or more reads the segment through read-only
-// mappings of mapWindow bytes (scanMapped), whose pages the kernel maps
-// ahead of the scan once it is halfway through the range mapped last:
-// firstPopulate bytes first, then twice as many each time up to
-// populateStep, so a scan that stops after a few records (a lookup's first
-// rendering) maps, and unmaps, only those pages. Shorter scans read the
-// segment with preads into a buffer. A window is unmapped once scanned,
-// so a scan holds no more than one window of the page cache mapped.
+// mappings of mapWindow bytes, kept mapped between scans (mapCache), whose
+// pages the kernel maps ahead of the scan once it is halfway through the
+// range it populated last: firstPopulate bytes first, then twice as many
+// each time up to populateStep, so a scan that stops after a few records
+// (a lookup's first rendering) maps only those pages. Shorter scans read
+// the segment with preads into a buffer.
 const (
 	mapMin        = 1 << 20
 	mapWindow     = 8 << 20
@@ -24,24 +24,31 @@ const (
 	populateStep  = 2 << 20
 )
 
-// scanMapped is scanWindows of [pos, end) through mappings of the
-// segment, a window at a time: the batches passed to fn, and the records
-// decoded from them, are the page cache's bytes, not a copy of them,
-// valid until fn returns. done is false when a window could not be
-// mapped: the batches from next on are left to the caller.
+// scanMapped is scanWindows of [pos, end) through mapped windows of the
+// segment (mapCache): the batches passed to fn, and the records decoded
+// from them, are the page cache's bytes, not a copy of them, valid until
+// fn returns. A batch that crosses a window's end is read through a
+// mapping of its own. done is false when a window could not be mapped:
+// the batches from next on are left to the caller.
 func scanMapped(s *segment, pos, end int64, fn func(*record.Batch) (bool, error)) (next int64, done bool, err error) {
-	for n := int64(mapWindow); pos < end; {
-		size := min(n, end-pos)
-		next, stop, err := scanMappedWindow(s, pos, size, fn)
-		switch {
-		case err == errNotMapped:
+	for pos < end {
+		w, err := mapCache.get(s, pos/mapWindow)
+		if err != nil {
 			return pos, false, nil
-		case stop || err != nil && (pos+size == end || !errors.Is(err, record.ErrTruncated)):
+		}
+		limit := min(end, w.start+mapWindow)
+		next, stop, err := scanMappedData(s, w.m, w.start, pos, limit, &w.populated, false, fn)
+		mapCache.release(w)
+		if stop || err != nil && (limit == end || !errors.Is(err, record.ErrTruncated)) {
 			return next, true, err
-		case next == pos: // a batch larger than the window
-			n *= 2
-		default: // the next window starts with the batch crossing this one's end
-			n = mapWindow
+		}
+		if next < limit || err != nil { // the batch at next runs past the window
+			if next, stop, err = scanCrossing(s, next, end, fn); err == errNotMapped {
+				return next, false, nil
+			}
+			if stop || err != nil {
+				return next, true, err
+			}
 		}
 		pos = next
 	}
@@ -50,9 +57,29 @@ func scanMapped(s *segment, pos, end int64, fn func(*record.Batch) (bool, error)
 
 var errNotMapped = errors.New("segment window not mapped")
 
-// scanMappedWindow passes fn the batches wholly inside [pos, pos+n),
-// mapped, and returns the position after the last one and whether fn
-// stopped the scan (or it failed).
+// scanCrossing passes fn the one batch at pos, which crosses the end of
+// its window, through a mapping of its own from pos (of a window's size,
+// doubled until the batch fits), unmapped after.
+func scanCrossing(s *segment, pos, end int64, fn func(*record.Batch) (bool, error)) (next int64, stop bool, err error) {
+	for n := int64(mapWindow); ; n *= 2 {
+		size := min(n, end-pos)
+		m, merr := vfs.Map(s.log, pos, size)
+		if merr != nil {
+			return pos, false, errNotMapped
+		}
+		next, stop, err = scanMappedData(s, m, pos, pos, pos+size, &pageRange{}, true, fn)
+		m.Unmap()
+		if next > pos || stop || pos+size == end || !errors.Is(err, record.ErrTruncated) {
+			return next, stop, err
+		}
+	}
+}
+
+// scanMappedData passes fn the batches wholly inside the file's bytes
+// [pos, limit), which lie in m (a mapping of the file from start on;
+// populated: the range of it whose pages were populated, extended here),
+// and returns the position after the last one and whether fn stopped the
+// scan (or it failed). With once it returns after the first batch.
 //
 // The data directory can be written by others: a segment truncated under
 // the scan makes the next touch of a byte past its new end fault (SIGBUS).
@@ -60,18 +87,15 @@ var errNotMapped = errors.New("segment window not mapped")
 // and a fault in the mapping, in fn or in the scan, is recovered here: it
 // fails the scan as a truncation at the batch fn had, or else at the
 // position the scan had reached.
-func scanMappedWindow(s *segment, pos, n int64, fn func(*record.Batch) (bool, error)) (next int64, stop bool, err error) {
-	m, merr := vfs.Map(s.log, pos, n)
-	if merr != nil {
-		return pos, false, errNotMapped
-	}
-	defer m.Unmap()
-	sc := record.NewBytesScannerAt(m.Data, pos, s.path)
+func scanMappedData(s *segment, m *vfs.Mapping, start, pos, limit int64, populated *pageRange, once bool,
+	fn func(*record.Batch) (bool, error)) (next int64, stop bool, err error) {
+	data := m.Data
+	sc := record.NewBytesScannerAt(data[pos-start:limit-start], pos, s.path)
 	inFn := int64(-1) // the position of the batch fn has, while it runs
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			if !faultIn(r, m.Data) {
+			if !faultIn(r, data) {
 				panic(r)
 			}
 			at := sc.Pos()
@@ -82,12 +106,19 @@ func scanMappedWindow(s *segment, pos, n int64, fn func(*record.Batch) (bool, er
 				Reason: "the segment shrank under the read", Err: record.ErrTruncated}
 		}
 	}()
-	// [start, populated) is the last range populated, chunk the next's size
-	start, populated, chunk := 0, 0, firstPopulate
+	// [lo, hi) is the last range populated (from start), chunk the next's
+	// size; the pages below what the window had populated are mapped
+	end := int(limit - start)
+	lo, hi, chunk := int(pos-start), int(pos-start), firstPopulate
+	if p := populated.covered(hi); p > hi {
+		lo, hi = p, p
+	}
 	for {
-		if at := int(sc.Pos() - pos); populated < len(m.Data) && 2*at >= start+populated {
-			start, populated = populated, min(len(m.Data), max(at, populated)+chunk)
-			m.Populate(start, populated)
+		if at := int(sc.Pos() - start); hi < end && 2*at >= lo+hi {
+			from := hi
+			lo, hi = hi, min(end, max(at, hi)+chunk)
+			m.Populate(from, hi)
+			populated.add(from, hi)
 			chunk = min(2*chunk, populateStep)
 		}
 		if !sc.Next() {
@@ -98,6 +129,39 @@ func scanMappedWindow(s *segment, pos, n int64, fn func(*record.Batch) (bool, er
 			return sc.Pos(), true, err
 		}
 		inFn = -1
+		if once {
+			return sc.Pos(), false, nil
+		}
+	}
+}
+
+// pageRange is the range of a mapping whose pages a scan populated
+// (the kernel may have unmapped some since: those fault back in).
+type pageRange struct {
+	mu     sync.Mutex
+	lo, hi int
+}
+
+// covered is the end of the populated range if it holds at, else at.
+func (r *pageRange) covered(at int) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lo <= at && at < r.hi {
+		return r.hi
+	}
+	return at
+}
+
+// add notes that [from, to) was populated: the range grows by it if they
+// touch, or else becomes it if it is longer.
+func (r *pageRange) add(from, to int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case from <= r.hi && to >= r.lo:
+		r.lo, r.hi = min(r.lo, from), max(r.hi, to)
+	case to-from > r.hi-r.lo:
+		r.lo, r.hi = from, to
 	}
 }
 

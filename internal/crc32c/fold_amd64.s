@@ -36,17 +36,19 @@ TEXT ·fold(SB), NOSPLIT, $0-44
 	SUBQ $256, CX
 
 	// 256 bytes at a time, each accumulator folded over 2048 bits, the
-	// bytes 1 KiB ahead prefetched (the hardware's prefetchers stop at
-	// page boundaries, and a page cache's pages are scattered).
+	// bytes 4 KiB ahead prefetched (the hardware's prefetchers stop at
+	// page boundaries, and a page cache's pages are scattered: 1 KiB
+	// ahead, CRC-32C of a mapped segment ran at 15 GB/s, 4 KiB ahead
+	// about a fifth faster; 8 KiB gained nothing more).
 	VBROADCASTI32X4 (DX), Z10
 	CMPQ CX, $256
 	JB   merge
 
 loop256:
-	PREFETCHT0 1024(SI)
-	PREFETCHT0 1088(SI)
-	PREFETCHT0 1152(SI)
-	PREFETCHT0 1216(SI)
+	PREFETCHT0 4096(SI)
+	PREFETCHT0 4160(SI)
+	PREFETCHT0 4224(SI)
+	PREFETCHT0 4288(SI)
 	FOLD(Z10, Z0, (SI), Z4)
 	FOLD(Z10, Z1, 64(SI), Z5)
 	FOLD(Z10, Z2, 128(SI), Z6)
