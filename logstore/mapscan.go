@@ -15,8 +15,10 @@ import (
 // pages the kernel maps ahead of the scan once it is halfway through the
 // range it populated last: firstPopulate bytes first, then twice as many
 // each time up to populateStep, so a scan that stops after a few records
-// (a lookup's first rendering) maps only those pages. Shorter scans read
-// the segment with preads into a buffer.
+// (a lookup's first rendering) maps only those pages. A located batch
+// (mappedLocated) is populated whole at once instead: its CRC check reads
+// it all, and the pages left to fault in one by one cost more. Shorter
+// scans read the segment with preads into a buffer.
 const (
 	mapMin        = 1 << 20
 	mapWindow     = 8 << 20
@@ -29,21 +31,22 @@ const (
 // from them, are the page cache's bytes, not a copy of them, valid until
 // fn returns. A batch that crosses a window's end is read through a
 // mapping of its own. done is false when a window could not be mapped:
-// the batches from next on are left to the caller.
-func scanMapped(s *segment, pos, end int64, fn func(*record.Batch) (bool, error)) (next int64, done bool, err error) {
-	for pos < end {
+// the batches from next on are left to the caller. first is how much the
+// scan populates first (firstPopulate, or a located batch's size).
+func scanMapped(s *segment, pos, end int64, first int, fn func(*record.Batch) (bool, error)) (next int64, done bool, err error) {
+	for ; pos < end; first = firstPopulate {
 		w, err := mapCache.get(s, pos/mapWindow)
 		if err != nil {
 			return pos, false, nil
 		}
 		limit := min(end, w.start+mapWindow)
-		next, stop, err := scanMappedData(s, w.m, w.start, pos, limit, &w.populated, false, fn)
+		next, stop, err := scanMappedData(s, w.m, w.start, pos, limit, &w.populated, first, false, fn)
 		mapCache.release(w)
 		if stop || err != nil && (limit == end || !errors.Is(err, record.ErrTruncated)) {
 			return next, true, err
 		}
 		if next < limit || err != nil { // the batch at next runs past the window
-			if next, stop, err = scanCrossing(s, next, end, fn); err == errNotMapped {
+			if next, stop, err = scanCrossing(s, next, end, first, fn); err == errNotMapped {
 				return next, false, nil
 			}
 			if stop || err != nil {
@@ -59,15 +62,16 @@ var errNotMapped = errors.New("segment window not mapped")
 
 // scanCrossing passes fn the one batch at pos, which crosses the end of
 // its window, through a mapping of its own from pos (of a window's size,
-// doubled until the batch fits), unmapped after.
-func scanCrossing(s *segment, pos, end int64, fn func(*record.Batch) (bool, error)) (next int64, stop bool, err error) {
+// doubled until the batch fits; first bytes populated first), unmapped
+// after.
+func scanCrossing(s *segment, pos, end int64, first int, fn func(*record.Batch) (bool, error)) (next int64, stop bool, err error) {
 	for n := int64(mapWindow); ; n *= 2 {
 		size := min(n, end-pos)
 		m, merr := vfs.Map(s.log, pos, size)
 		if merr != nil {
 			return pos, false, errNotMapped
 		}
-		next, stop, err = scanMappedData(s, m, pos, pos, pos+size, &pageRange{}, true, fn)
+		next, stop, err = scanMappedData(s, m, pos, pos, pos+size, &pageRange{}, first, true, fn)
 		m.Unmap()
 		if next > pos || stop || pos+size == end || !errors.Is(err, record.ErrTruncated) {
 			return next, stop, err
@@ -77,8 +81,8 @@ func scanCrossing(s *segment, pos, end int64, fn func(*record.Batch) (bool, erro
 
 // scanMappedData passes fn the batches wholly inside the file's bytes
 // [pos, limit), which lie in m (a mapping of the file from start on;
-// populated: the range of it whose pages were populated, extended here),
-// and returns the position after the last one and whether fn stopped the
+// populated: the range of it whose pages were populated, extended here,
+// by first bytes first), and returns the position after the last one and whether fn stopped the
 // scan (or it failed). With once it returns after the first batch.
 //
 // The data directory can be written by others: a segment truncated under
@@ -87,7 +91,7 @@ func scanCrossing(s *segment, pos, end int64, fn func(*record.Batch) (bool, erro
 // and a fault in the mapping, in fn or in the scan, is recovered here: it
 // fails the scan as a truncation at the batch fn had, or else at the
 // position the scan had reached.
-func scanMappedData(s *segment, m *vfs.Mapping, start, pos, limit int64, populated *pageRange, once bool,
+func scanMappedData(s *segment, m *vfs.Mapping, start, pos, limit int64, populated *pageRange, first int, once bool,
 	fn func(*record.Batch) (bool, error)) (next int64, stop bool, err error) {
 	data := m.Data
 	sc := record.NewBytesScannerAt(data[pos-start:limit-start], pos, s.path)
@@ -109,7 +113,7 @@ func scanMappedData(s *segment, m *vfs.Mapping, start, pos, limit int64, populat
 	// [lo, hi) is the last range populated (from start), chunk the next's
 	// size; the pages below what the window had populated are mapped
 	end := int(limit - start)
-	lo, hi, chunk := int(pos-start), int(pos-start), firstPopulate
+	lo, hi, chunk := int(pos-start), int(pos-start), first
 	if p := populated.covered(hi); p > hi {
 		lo, hi = p, p
 	}

@@ -156,7 +156,7 @@ func (v *recordFilter) mappedLocated(w *fileWindow, pos int64, h *record.BatchHe
 		return false, false, nil
 	}
 	checked := false
-	_, mapped, err = scanMapped(v.s, pos, pos+h.Size(), func(b *record.Batch) (bool, error) {
+	_, mapped, err = scanMapped(v.s, pos, pos+h.Size(), int(h.Size()), func(b *record.Batch) (bool, error) {
 		checked = true
 		stop, err = v.batch(b)
 		return stop, err

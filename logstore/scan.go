@@ -40,7 +40,7 @@ func scanWindows(s *segment, pos, end, window int64, fn func(b *record.Batch) (b
 	mappable := true
 	for pos < end {
 		if mappable && window >= mapMin {
-			next, done, err := scanMapped(s, pos, end, fn)
+			next, done, err := scanMapped(s, pos, end, firstPopulate, fn)
 			if done {
 				return err
 			}
