@@ -75,40 +75,6 @@ func appendHeaderValue(dst []byte, v []byte) []byte {
 	}
 }
 
-// AppendJSONString appends s as a JSON string (s must be valid UTF-8;
-// invalid bytes are replaced by U+FFFD). U+2028 and U+2029 are escaped.
-func AppendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		i = skipSafe(s, i)
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			dst = appendEscape(append(dst, s[start:i]...), c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			if r == utf8.RuneError {
-				dst = append(dst, `\ufffd`...)
-			} else {
-				dst = append(dst, `\u202`...)
-				dst = append(dst, hexDigits[r&0xf])
-			}
-			start = i + size
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
 func appendJSONBytes(dst, b []byte) []byte {
 	return AppendJSONString(dst, unsafeString(b))
 }
