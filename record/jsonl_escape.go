@@ -55,7 +55,18 @@ func AppendJSONString(dst []byte, s string) []byte {
 func putJSONString(o []byte, s string) int {
 	o[0] = '"'
 	i, j := 0, 1
-	for i+8 <= len(s) && j+wordRoom <= len(o) {
+	blocks := 0 // where 16-byte blocks may go on: past the one they stopped at
+	if !useEscapeSSSE3 {
+		blocks = len(s)
+	}
+	for {
+		if i >= blocks && i+16 <= len(s) {
+			di, dj := escapeSSSE3(o[j:], s[i:])
+			i, j, blocks = i+di, j+dj, i+di+16
+		}
+		if i+8 > len(s) || j+wordRoom > len(o) {
+			break
+		}
 		w := word(s, i)
 		m := escapeMask(w)
 		win := (*[wordRoom]byte)(o[j : j+wordRoom])
@@ -208,6 +219,25 @@ func continuation(b byte) bool { return b&0xc0 == 0x80 }
 func isLineSep(s string, i, size int) bool {
 	return size == 3 && s[i] == 0xe2 && s[i+1] == 0x80 && s[i+2]|1 == 0xa9
 }
+
+// escapeShuffles[m] spreads an 8-byte half of a string, whose '"' and '\\'
+// bytes are marked in the bits of m, into its JSON string (PSHUFB indexes
+// into the half, 0-7, and backslashes, 8): each marked byte gets a
+// backslash before it.
+var escapeShuffles = func() (t [256][16]byte) {
+	for m := range t {
+		p := 0
+		for k := range 8 {
+			if m>>k&1 != 0 {
+				t[m][p] = 8
+				p++
+			}
+			t[m][p] = byte(k)
+			p++
+		}
+	}
+	return t
+}()
 
 // escInvalid and escLineSep are the escapes \ufffd and \u2028 as words
 // (the sixth byte of escLineSep is the last digit, 8 or 9).

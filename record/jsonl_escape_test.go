@@ -4,22 +4,30 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// checkJSONString: AppendJSONString(dst, s) is refAppendJSONString's bytes
-// after dst, jsonStringLen is its length, and it decodes back to s when s
-// is valid UTF-8.
+// checkJSONString: AppendJSONString(dst, s), with and without the SSSE3
+// blocks, is refAppendJSONString's bytes after dst, jsonStringLen is its
+// length, and it decodes back to s when s is valid UTF-8.
 func checkJSONString(t *testing.T, s string) {
 	t.Helper()
 	want := refAppendJSONString([]byte("pre"), s)
-	for _, dst := range jsonStringDsts(s) {
-		got := AppendJSONString(dst, s)
-		if !bytes.Equal(got, want) {
-			t.Fatalf("AppendJSONString(cap %d, %q)\n got %q\nwant %q", cap(dst), s, got, want)
-		}
+	for _, sse := range []bool{useEscapeSSSE3, false} {
+		withEscapeSSSE3(sse, func() {
+			for _, backing := range jsonStringDsts(s) {
+				dst := inBacking(backing)
+				if got := AppendJSONString(dst, s); !bytes.Equal(got, want) {
+					t.Fatalf("AppendJSONString(cap %d, %q), SSSE3 %v\n got %q\nwant %q", cap(dst), s, sse, got, want)
+				}
+				if !canaryKept(backing) {
+					t.Fatalf("AppendJSONString(cap %d, %q), SSSE3 %v wrote past cap", cap(dst), s, sse)
+				}
+			}
+		})
 	}
 	if n := jsonStringLen(s); n != int64(len(want)-3) {
 		t.Fatalf("jsonStringLen(%q) = %d, rendered %d", s, n, len(want)-3)
@@ -32,17 +40,58 @@ func checkJSONString(t *testing.T, s string) {
 	}
 }
 
+// withEscapeSSSE3 runs fn with useEscapeSSSE3 set to on.
+func withEscapeSSSE3(on bool, fn func()) {
+	was := useEscapeSSSE3
+	useEscapeSSSE3 = on
+	defer func() { useEscapeSSSE3 = was }()
+	fn()
+}
+
+// TestAppendJSONStringMixed: strings of every length up to 200 drawn from
+// bytes of each class, denser and sparser, seeded.
+func TestAppendJSONStringMixed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabets := []string{`a"`, `ab"\`, "abcdefgh\"\x01", "abc\n\té", "a\"\xff\xe2\x80\xa8", "abcdefghijklmnopqrstuvwxyz\""}
+	var b []byte
+	for n := range 200 {
+		for _, alpha := range alphabets {
+			for range 20 {
+				b = b[:0]
+				for range n {
+					b = append(b, alpha[rng.IntN(len(alpha))])
+				}
+				checkJSONString(t, string(b))
+			}
+		}
+	}
+}
+
 // jsonStringDsts returns destinations holding "pre" with every kind of
-// room: none, exactly the result, a little more, and the worst case.
+// room: none, exactly the result, a little more, and the worst case; each
+// is followed, beyond its capacity, by canary bytes that must stay.
 func jsonStringDsts(s string) [][]byte {
 	exact := 3 + int(jsonStringLen(s))
 	var dsts [][]byte
 	for _, c := range []int{3, exact, exact + 7, exact + wordRoom, 3 + maxEscape*len(s) + 2, 3 + maxEscape*len(s) + 2 + wordRoom} {
-		dst := make([]byte, 3, c)
-		copy(dst, "pre")
-		dsts = append(dsts, dst)
+		backing := bytes.Repeat([]byte{canary}, c+64)
+		copy(backing, "pre")
+		dsts = append(dsts, backing)
 	}
 	return dsts
+}
+
+const canary = 0xa5
+
+// inBacking is the destination in backing: "pre", and capacity up to the
+// canary bytes.
+func inBacking(backing []byte) []byte { return backing[:3 : len(backing)-64] }
+
+// canaryKept reports whether the bytes past the destination are still
+// canary.
+func canaryKept(backing []byte) bool {
+	past := backing[len(backing)-64:]
+	return bytes.Count(past, []byte{canary}) == len(past)
 }
 
 // TestAppendJSONStringClasses: each escape class alone, in runs, and at
@@ -88,7 +137,8 @@ func TestAppendJSONStringUTF8(t *testing.T) {
 func TestAppendJSONStringRoom(t *testing.T) {
 	line := `{"n":000000001,"level":"info","msg":"request served","path":"/api/v1/items","ms":1}` + strings.Repeat(" ", 35)
 	for _, s := range []string{"", "x", line, strings.Repeat("\x01é\xff", 40)} {
-		for _, dst := range jsonStringDsts(s) {
+		for _, backing := range jsonStringDsts(s) {
+			dst := inBacking(backing)
 			got := AppendJSONString(dst, s)
 			if fits := len(got) <= cap(dst); fits != (&got[0] == &dst[:1][0]) {
 				t.Errorf("%q into cap %d: result of %d bytes, in place %v", s, cap(dst), len(got), !fits)
@@ -129,6 +179,9 @@ func jsonStringInputs() []struct {
 		{"plain4k", gen(func(i int) string { return pad(fmt.Sprintf("%010d", i), 4096) })},
 		{"jsonline", gen(func(i int) string {
 			return pad(fmt.Sprintf(`{"n":%09d,"level":"info","msg":"request served","path":"/api/v1/items","ms":%d}`, i, i%1000), 119)
+		})},
+		{"jsonutf8", gen(func(i int) string {
+			return pad(fmt.Sprintf(`{"n":%09d,"level":"info","msg":"requête servie","path":"/api/v1/items","ms":%d}`, i, i%1000), 119)
 		})},
 		{"escapes", gen(func(i int) string { return pad(fmt.Sprintf("%d\"\\\n\t\x01\"\"\\\"", i), 64) })},
 		{"utf8", gen(func(i int) string { return pad(fmt.Sprintf("%d Grüße, naïve café — 東京 😀 ", i), 119) })},
