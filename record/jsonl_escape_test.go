@@ -85,7 +85,7 @@ const canary = 0xa5
 
 // inBacking is the destination in backing: "pre", and capacity up to the
 // canary bytes.
-func inBacking(backing []byte) []byte { return backing[:3 : len(backing)-64] }
+func inBacking(backing []byte) []byte { return backing[: 3 : len(backing)-64] }
 
 // canaryKept reports whether the bytes past the destination are still
 // canary.
