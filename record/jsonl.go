@@ -52,31 +52,27 @@ func appendField(dst []byte, name string, v []byte) []byte {
 		dst = append(dst, `":"`...)
 		dst = append(dst, v...)
 		return append(dst, '"')
-	case utf8.Valid(v):
-		dst = append(dst, `":`...)
-		return appendJSONBytes(dst, v)
-	default:
-		dst = append(dst, `_b64":"`...)
-		dst = base64.StdEncoding.AppendEncode(dst, v)
-		return append(dst, '"')
 	}
+	if out, valid := appendValidJSONString(append(dst, `":`...), unsafeString(v)); valid {
+		return out
+	}
+	// Not UTF-8: base64 after dst itself (append(dst, `":`) may have
+	// grown a copy), so that dst reallocates only if the result outgrows it.
+	dst = append(dst, `_b64":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, v)
+	return append(dst, '"')
 }
 
 func appendHeaderValue(dst []byte, v []byte) []byte {
-	switch {
-	case v == nil:
+	if v == nil {
 		return append(dst, "null"...)
-	case utf8.Valid(v):
-		return appendJSONBytes(dst, v)
-	default:
-		dst = append(dst, `{"b64":"`...)
-		dst = base64.StdEncoding.AppendEncode(dst, v)
-		return append(dst, `"}`...)
 	}
-}
-
-func appendJSONBytes(dst, b []byte) []byte {
-	return AppendJSONString(dst, unsafeString(b))
+	if out, valid := appendValidJSONString(dst, unsafeString(v)); valid {
+		return out
+	}
+	dst = append(dst, `{"b64":"`...) // after dst itself, as in appendField
+	dst = base64.StdEncoding.AppendEncode(dst, v)
+	return append(dst, `"}`...)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -45,16 +45,38 @@ func AppendJSONString(dst []byte, s string) []byte {
 		dst = slices.Grow(dst, int(jsonStringLen(s)))
 	}
 	n := len(dst)
-	return dst[:n+putJSONString(dst[n:cap(dst)], s)]
+	k, _ := putJSONString(dst[n:cap(dst)], s, false)
+	return dst[:n+k]
+}
+
+// appendValidJSONString is AppendJSONString of s when s is valid UTF-8;
+// when not, it returns false and dst as it was (its spare capacity
+// perhaps written). Validity is found while rendering where dst has room
+// for any result, else by utf8.ValidString first.
+func appendValidJSONString(dst []byte, s string) ([]byte, bool) {
+	if cap(dst)-len(dst) < maxEscape*len(s)+2 {
+		if !utf8.ValidString(s) {
+			return dst, false
+		}
+		return AppendJSONString(dst, s), true
+	}
+	n := len(dst)
+	k, valid := putJSONString(dst[n:cap(dst)], s, true)
+	if !valid {
+		return dst, false
+	}
+	return dst[:n+k], true
 }
 
 // putJSONString writes the JSON string of s at the start of o, which has
-// room for it, and returns its length. It goes a word at a time (the last
+// room for it, and returns its length and whether s is valid UTF-8 (a
+// byte >= 0x80 that is one byte of input is not in a rune); with stop, it
+// stops at the first byte that is not. It goes a word at a time (the last
 // one overlapping the one before when len(s) is not a multiple of 8) while
 // wordRoom bytes are left, and writes the rest a byte at a time, exactly.
-func putJSONString(o []byte, s string) int {
+func putJSONString(o []byte, s string, stop bool) (int, bool) {
 	o[0] = '"'
-	i, j := 0, 1
+	i, j, valid := 0, 1, true
 	blocks := 0 // where 16-byte blocks may go on: past the one they stopped at
 	if !useEscapeSSSE3 {
 		blocks = len(s)
@@ -78,9 +100,15 @@ func putJSONString(o []byte, s string) int {
 			i, j = i+8, j+putEscapes(win, w, m, 8)
 		default:
 			k := bits.TrailingZeros64(m) >> 3
+			at := i + k
 			var jj int
-			i, jj = putSpecial(win, k, s, i+k)
+			i, jj = putSpecial(win, k, s, at)
 			j += jj
+			if s[at] >= utf8.RuneSelf && i == at+1 {
+				if valid = false; stop {
+					return 0, false
+				}
+			}
 		}
 	}
 	if n := len(s) - i; n > 0 && n < 8 && len(s) >= 8 && j+wordRoom <= len(o) {
@@ -91,12 +119,15 @@ func putJSONString(o []byte, s string) int {
 			i, j = len(s), j+putEscapes(win, w, escapeMask(w)&(hi7>>(64-8*n)), n)
 		}
 	}
-	return putTail(o, j, s, i)
+	n, tailValid := putTail(o, j, s, i, stop)
+	return n, valid && tailValid
 }
 
 // putTail writes the rest of the JSON string of s, from s[i] on, at o[j:]
-// a byte or rune at a time, nothing beyond it, and returns its end.
-func putTail(o []byte, j int, s string, i int) int {
+// a byte or rune at a time, nothing beyond it, and returns its end and
+// whether s[i:] is valid UTF-8 (with stop, stopping where it is not).
+func putTail(o []byte, j int, s string, i int, stop bool) (int, bool) {
+	valid := true
 	for i < len(s) {
 		if c := s[i]; jsonSafe[c] {
 			o[j] = c
@@ -104,10 +135,15 @@ func putTail(o []byte, j int, s string, i int) int {
 			continue
 		}
 		out, size := specialBytes(s, i)
+		if s[i] >= utf8.RuneSelf && size == 1 {
+			if valid = false; stop {
+				return 0, false
+			}
+		}
 		i, j = i+size, j+copy(o[j:], out)
 	}
 	o[j] = '"'
-	return j + 1
+	return j + 1, valid
 }
 
 // escapeMask has the high bit set in every byte of x that is not copied

@@ -1,6 +1,43 @@
 package record
 
-import "unicode/utf8"
+import (
+	"encoding/base64"
+	"unicode/utf8"
+)
+
+// refAppendJSON is AppendJSON's value, key and header rendering as it was:
+// utf8.Valid first, then refAppendJSONString or base64.
+func refAppendJSON(r *Record) []byte {
+	field := func(dst []byte, name string, v []byte) []byte {
+		dst = append(dst, `,"`+name...)
+		switch {
+		case v == nil:
+			return append(dst, `":null`...)
+		case utf8.Valid(v):
+			return refAppendJSONString(append(dst, `":`...), string(v))
+		}
+		return append(base64.StdEncoding.AppendEncode(append(dst, `_b64":"`...), v), '"')
+	}
+	dst := append(appendDecimal([]byte(`{"offset":`), r.Offset), `,"timestamp":`...)
+	dst = field(field(appendDecimal(dst, r.Timestamp), "key", r.Key), "value", r.Value)
+	dst = append(dst, `,"headers":[`...)
+	for i, h := range r.Headers {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(refAppendJSONString(append(dst, '['), h.Key), ',')
+		switch {
+		case h.Value == nil:
+			dst = append(dst, "null"...)
+		case utf8.Valid(h.Value):
+			dst = refAppendJSONString(dst, string(h.Value))
+		default:
+			dst = append(base64.StdEncoding.AppendEncode(append(dst, `{"b64":"`...), h.Value), `"}`...)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, "]}"...)
+}
 
 // refAppendJSONString is AppendJSONString as it was before the
 // word-at-a-time writer (jsonl_escape.go): skip to the next special byte,

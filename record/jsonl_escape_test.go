@@ -26,6 +26,10 @@ func checkJSONString(t *testing.T, s string) {
 				if !canaryKept(backing) {
 					t.Fatalf("AppendJSONString(cap %d, %q), SSSE3 %v wrote past cap", cap(dst), s, sse)
 				}
+				got, valid := appendValidJSONString(dst, s)
+				if valid != utf8.ValidString(s) || valid && !bytes.Equal(got, want) || !valid && !bytes.Equal(got, dst) || !canaryKept(backing) {
+					t.Fatalf("appendValidJSONString(cap %d, %q), SSSE3 %v = %q, %v", cap(dst), s, sse, got, valid)
+				}
 			}
 		})
 	}
@@ -142,6 +146,26 @@ func TestAppendJSONStringRoom(t *testing.T) {
 			got := AppendJSONString(dst, s)
 			if fits := len(got) <= cap(dst); fits != (&got[0] == &dst[:1][0]) {
 				t.Errorf("%q into cap %d: result of %d bytes, in place %v", s, cap(dst), len(got), !fits)
+			}
+		}
+	}
+}
+
+// TestAppendJSONInPlace: AppendJSON into a buffer with room for exactly
+// JSONLen bytes writes there, whatever the value (the filesystem counts on
+// it: a rendering that fits its buffer must be in it).
+func TestAppendJSONInPlace(t *testing.T) {
+	values := []string{"", "plain", `{"q":"x"}`, "\xff\x00 binary \x80", strings.Repeat("\xfe", 100), "é\u2028" + strings.Repeat("\"", 50) + "\xff"}
+	for _, v := range values {
+		r := Record{Key: []byte(v), Value: []byte(v), Headers: []Header{{Key: "h", Value: []byte(v)}}}
+		for _, extra := range []int{0, 1, 40, 6*len(v) + 80} {
+			dst := make([]byte, 0, JSONLen(&r)+int64(extra))
+			out := AppendJSON(dst, &r)
+			if int64(len(out)) != JSONLen(&r) || &out[:1][0] != &dst[:1][0] {
+				t.Errorf("value %q, %d spare: %d bytes (JSONLen %d), in place %v", v, extra, len(out), JSONLen(&r), &out[:1][0] == &dst[:1][0])
+			}
+			if want := refAppendJSON(&r); !bytes.Equal(out, want) {
+				t.Errorf("value %q:\n got %s\nwant %s", v, out, want)
 			}
 		}
 	}
