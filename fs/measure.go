@@ -34,6 +34,7 @@ type measurement struct {
 	values int      // value bytes, for the metrics
 	err    error    // a panic while measuring
 	ends   []int32  // plainLines's buffer of line ends
+	quotes []int32  // and of the quotes before each
 }
 
 var measurements = sync.Pool{New: func() any { return new(measurement) }}
@@ -62,48 +63,52 @@ func measureLines(head, body []byte) *measurement {
 	})
 }
 
-// lineFields is record.JSONFieldsLen of an empty plain value; a plain
-// value (record.ScanLines) adds its length to it.
+// lineFields is record.JSONFieldsLen of an empty plain value; a value of
+// printable ASCII adds its length and its count of '"' and '\\' (each
+// escaped with a '\\') to it.
 var lineFields = record.JSONFieldsLen(&record.Record{Value: []byte{}})
 
 // maxPlainBytes bounds the bytes plainLines measures (ScanLines indexes
 // them with int32s).
 const maxPlainBytes = 1 << 30
 
-// plainLines measures the Lines of chunks from their ends alone when
-// record.ScanLines finds every other byte plain: each line's record then
+// plainLines measures the Lines of chunks from what record.ScanLines
+// finds when every other byte is printable ASCII: each line's record then
 // renders as the line plus '\n', and its JSON fields are lineFields plus
-// its length, with no timestamp. Otherwise it measures nothing and reports
-// false. The ends index the chunks as if joined. REQUIRES: m fresh from
-// start.
+// its length and its quotes, with no timestamp. Otherwise it measures
+// nothing and reports false. The ends index the chunks as if joined.
+// REQUIRES: m fresh from start.
 func (m *measurement) plainLines(chunks ...[]byte) bool {
-	ends, total := m.ends[:0], 0
-	defer func() { m.ends = keptEnds(ends) }()
-	for _, c := range chunks {
-		var plain bool
-		if total += len(c); total >= maxPlainBytes {
-			return false
-		}
-		if ends, plain = record.ScanLines(ends, c, int32(total-len(c))); !plain {
-			return false
-		}
-	}
-	m.sums = slices.Grow(m.sums, len(ends))
+	ends, quotes, total := m.ends[:0], m.quotes[:0], 0
+	defer func() { m.ends, m.quotes = keptEnds(ends), keptEnds(quotes) }()
 	var sum recLen
-	k, off := 0, 0
+	var q int32 // quotes of the chunks before
 	for _, c := range chunks {
-		start := off
-		off += len(c)
-		for ; k < len(ends) && int(ends[k]) < off; k++ {
+		k, start, lineQ := len(ends), total, q
+		var ascii bool
+		if total += len(c); total >= maxPlainBytes {
+			return m.unmeasured()
+		}
+		if ends, quotes, q, ascii = record.ScanLines(ends, quotes, c, int32(start), q); !ascii {
+			return m.unmeasured()
+		}
+		m.sums = slices.Grow(m.sums, len(ends)-k)
+		for ; k < len(ends); k++ {
 			n := int64(int(ends[k]) - start)
 			sum.plain += n + 1
-			sum.fields += lineFields + n
+			sum.fields += lineFields + n + int64(quotes[k]-lineQ)
 			m.sums = append(m.sums, sum)
 			m.values += int(n)
-			start = int(ends[k]) + 1
+			start, lineQ = int(ends[k])+1, quotes[k]
 		}
 	}
 	return true
+}
+
+// unmeasured drops what plainLines measured and reports false.
+func (m *measurement) unmeasured() bool {
+	m.sums, m.values = m.sums[:0], 0
+	return false
 }
 
 // keptEnds is ends emptied for the next measurement, or nil if a write of

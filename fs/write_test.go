@@ -360,6 +360,15 @@ func TestMeasurePlainLines(t *testing.T) {
 		{[]byte("x\n"), nil},
 		{nil, []byte("no line end")},
 	}
+	// JSON lines: printable ASCII with quotes and backslashes, measured
+	// from their ends and quote counts; quotes in a head's bytes after its
+	// last line end belong to no line.
+	var js []byte
+	for i := 0; len(js) < 2*measureAsideBytes; i++ {
+		js = fmt.Appendf(js, `{"n":%d,"msg":"say \"%s\"","path":"c:\\%d"}`+"\n", i, strings.Repeat("ab", i%40), i)
+	}
+	cases = append(cases, [2][]byte{nil, js}, [2][]byte{[]byte(`"q"` + "\n" + `"dropped \" tail`), js[:700]},
+		[2][]byte{[]byte(`{"a":"\\"}` + "\n"), append(js[:200:200], `"tail \"`...)})
 	for _, bad := range []byte{'"', '\\', '\t', 0x7f, 0x80, 0xff} {
 		odd := slices.Clone(body)
 		odd[len(odd)/2] = bad

@@ -80,50 +80,111 @@ func fieldLen(name string, v []byte) int64 {
 		return n + 4
 	case plainASCII(v):
 		return n + int64(len(v)) + 2
-	case utf8.Valid(v):
-		return n + jsonStringLen(unsafeString(v))
+	}
+	if sn, valid := stringLen(unsafeString(v)); valid {
+		return n + sn
 	}
 	return n + 4 + int64(base64.StdEncoding.EncodedLen(len(v))) + 2 // _b64 "..."
 }
 
 func headerValueLen(v []byte) int64 {
-	switch {
-	case v == nil:
+	if v == nil {
 		return 4
-	case utf8.Valid(v):
-		return jsonStringLen(unsafeString(v))
+	}
+	if n, valid := stringLen(unsafeString(v)); valid {
+		return n
 	}
 	return int64(len(`{"b64":""}`) + base64.StdEncoding.EncodedLen(len(v)))
 }
 
 // jsonStringLen is len(AppendJSONString(nil, s)).
 func jsonStringLen(s string) int64 {
-	n := int64(len(s)) + 2
-	for i := 0; i < len(s); {
-		i = skipSafe(s, i)
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			n += escapeLen(c) - 1
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			n += 6 - int64(size)
-		}
-		i += size
-	}
+	n, _ := stringLen(s)
 	return n
 }
 
-// escapeLen is the length appendEscape writes for c.
-func escapeLen(c byte) int64 {
-	switch c {
-	case '"', '\\', '\n', '\r', '\t':
-		return 2
+// stringLen is len(AppendJSONString(nil, s)), and whether s is valid
+// UTF-8, in one pass: eight ASCII bytes at a time, their escapes counted
+// from byte masks (JSON values are mostly ASCII with many quotes), and
+// rune by rune from a byte with its high bit set.
+func stringLen(s string) (n int64, valid bool) {
+	n, valid = int64(len(s))+2, true
+	for i := 0; i < len(s); {
+		for ; i+8 <= len(s); i += 8 {
+			w := word(s[i : i+8])
+			if w&hi7 != 0 {
+				break
+			}
+			n += int64(bits.OnesCount64(byteIs(w, '"') | byteIs(w, '\\')))
+			if ^(w+0x60*lo7)&hi7 != 0 { // a control byte
+				n += controlEscapes(w, hi7)
+			}
+		}
+		if i < len(s) && i+8 > len(s) && len(s) >= 8 {
+			// the tail: the last word, less its bytes before i, if ASCII
+			if w := word(s[len(s)-8:]); w&hi7 == 0 {
+				keep := uint64(hi7) << (8 * (i + 8 - len(s)))
+				n += int64(bits.OnesCount64((byteIs(w, '"') | byteIs(w, '\\')) & keep))
+				return n + controlEscapes(w, keep), valid
+			}
+		}
+		for end := min(i+8, len(s)); i < end; {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				n += asciiEscapes[c]
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				n, valid = n+5, false // \ufffd for one byte
+			case r == '\u2028' || r == '\u2029':
+				n += 3 // \u202x for three bytes
+			}
+			i += size
+		}
 	}
-	return 6
+	return n, valid
+}
+
+// asciiEscapes is what escaping adds to the length of each ASCII byte:
+// 1 for the two-byte escapes, 5 for \u00XX, 0 for bytes copied as they are.
+var asciiEscapes = func() (t [utf8.RuneSelf]int64) {
+	for c := range t {
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			t[c] = 1
+		case c < 0x20:
+			t[c] = 5
+		}
+	}
+	return t
+}()
+
+// controlEscapes is what escaping adds for the control bytes of x (no
+// high bit set) whose high bit is set in keep. The masks are exact for
+// such bytes: adding 0x60 to a byte reaches 0x80 unless the byte is below
+// 0x20 (byteIs: adding 0x7f to a byte XORed with c reaches it unless the
+// byte is c), and no sum carries into the next byte.
+func controlEscapes(x, keep uint64) int64 {
+	ctrl := ^(x + 0x60*lo7) & keep
+	if ctrl == 0 {
+		return 0
+	}
+	short := (byteIs(x, '\n') | byteIs(x, '\r') | byteIs(x, '\t')) & keep
+	return int64(5*bits.OnesCount64(ctrl) - 4*bits.OnesCount64(short))
+}
+
+// word is the little-endian value of the eight bytes of s.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// byteIs has the high bit of each byte of x set where that byte is c, for
+// x without high bits and c < 0x80.
+func byteIs(x uint64, c byte) uint64 {
+	return ^((x ^ uint64(c)*lo7) + 0x7f*lo7) & hi7
 }

@@ -33,7 +33,7 @@ func guarded(t *testing.T) []byte {
 // exactly at the end of a mapped page followed by an inaccessible one, and
 // that start exactly at the start of a page preceded by one, with the AVX2
 // scan and with the fallback: any read outside the input faults, and the
-// ends and plainness must be scanBytes's.
+// result must be checkScan's.
 func TestScanLinesGuardPages(t *testing.T) {
 	p := guarded(t)
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -43,10 +43,8 @@ func TestScanLinesGuardPages(t *testing.T) {
 				for _, b := range [][]byte{p[len(p)-n:], p[:n:n]} {
 					for trial := 0; trial < 8; trial++ {
 						fillLines(rng, b, trial)
-						want, wantPlain := scanBytes(make([]int32, 0, n), b, 7)
-						got, plain := ScanLines(nil, b, 7)
-						if !slices.Equal(got, want) || plain != wantPlain {
-							t.Fatalf("avx2 %v, %d bytes %q: ends %v plain %v, want %v %v", avx, n, b, got, plain, want, wantPlain)
+						if err := checkScan(b, 7, 3); err != nil {
+							t.Fatalf("avx2 %v, %d bytes %q: %v", avx, n, b, err)
 						}
 					}
 				}
@@ -67,13 +65,17 @@ func TestScanLinesFallback(t *testing.T) {
 		}
 	}
 	withScanAVX2(t, false, func() {
-		got, plain := ScanLines(nil, b, 0)
-		if !slices.Equal(got, want) || !plain {
-			t.Fatalf("fallback: %d ends plain %v, want %d true", len(got), plain, len(want))
+		got, quotes, q, ascii := ScanLines(nil, nil, b, 0, 0)
+		if !slices.Equal(got, want) || !ascii || q != 0 || quotes[len(quotes)-1] != 0 {
+			t.Fatalf("fallback: %d ends ascii %v quotes %d, want %d true 0", len(got), ascii, q, len(want))
 		}
-		b[5] = '"'
-		if _, plain := ScanLines(nil, b, 0); plain {
-			t.Fatal("fallback: a quote is plain")
+		b[5], b[25] = '"', '\\'
+		if _, quotes, q, ascii := ScanLines(nil, nil, b, 0, 0); !ascii || q != 2 || quotes[0] != 1 || quotes[1] != 2 {
+			t.Fatalf("fallback: ascii %v, quotes %v of %d", ascii, quotes[:2], q)
+		}
+		b[7] = 0x80
+		if _, _, _, ascii := ScanLines(nil, nil, b, 0, 0); ascii {
+			t.Fatal("fallback: 0x80 is ascii")
 		}
 	})
 }
@@ -109,10 +111,8 @@ func FuzzScanLines(f *testing.F) {
 	f.Add(append(bytes.Repeat([]byte("x"), 64), 0x7f, '"', '\n', 0x80), int32(1))
 	f.Fuzz(func(t *testing.T, b []byte, off int32) {
 		off &= 1<<30 - 1
-		want, wantPlain := scanBytes(make([]int32, 0, len(b)), b, off)
-		got, plain := ScanLines([]int32{-1}, b, off)
-		if got[0] != -1 || !slices.Equal(got[1:], want) || plain != wantPlain {
-			t.Fatalf("ends %v plain %v, want %v %v", got[1:], plain, want, wantPlain)
+		if err := checkScan(b, off, 11); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -28,6 +29,10 @@ func TestScanLines(t *testing.T) {
 			inputs = append(inputs, b)
 		}
 	}
+	for _, n := range []int{31, 32, 33, 64, 1000, scanBlock + 1, 2*scanBlock + 5} {
+		json := []byte(`{"n":1,"msg":"a \\"quoted\\" word","path":"c:\\\\x"}` + "\n")
+		inputs = append(inputs, bytes.Repeat(json, n/len(json)+1)[:n])
+	}
 	for i := 0; i < 200; i++ {
 		b := make([]byte, rng.IntN(300))
 		for j := range b {
@@ -40,31 +45,52 @@ func TestScanLines(t *testing.T) {
 	}
 	for i, b := range inputs {
 		for _, off := range []int32{0, 5} {
-			want, wantPlain := scanBytes(make([]int32, 0, len(b)), b, off) // a byte at a time
-			prefix := []int32{-1}
-			got, plain := ScanLines(slices.Clone(prefix), b, off)
-			if !slices.Equal(got[:1], prefix) || !slices.Equal(got[1:], want) || plain != wantPlain {
-				t.Fatalf("input %d (%d bytes, off %d): ends %v plain %v, want %v %v", i, len(b), off, got[1:], plain, want, wantPlain)
+			if err := checkScan(b, off, int32(i)); err != nil {
+				t.Fatalf("input %d (%d bytes, off %d): %v", i, len(b), off, err)
 			}
 		}
 	}
 }
 
+// checkScan checks ScanLines of b at off and q, appending to slices that
+// hold one entry already, against scanBytes alone (a byte at a time) and
+// against counting each line's quotes with bytes.Count.
+func checkScan(b []byte, off, q int32) error {
+	want, wantQ, wantEnd, wantASCII := scanBytes(make([]int32, 0, len(b)), make([]int32, 0, len(b)), b, off, q)
+	ends, quotes, qend, ascii := ScanLines([]int32{-1}, []int32{-2}, b, off, q)
+	if ends[0] != -1 || quotes[0] != -2 || !slices.Equal(ends[1:], want) || !slices.Equal(quotes[1:], wantQ) || qend != wantEnd || ascii != wantASCII {
+		return fmt.Errorf("ends %v quotes %v (%d) ascii %v, want %v %v (%d) %v", ends[1:], quotes[1:], qend, ascii, want, wantQ, wantEnd, wantASCII)
+	}
+	start, n := 0, q
+	for k, e := range ends[1:] {
+		line := b[start : e-off]
+		n += int32(bytes.Count(line, []byte{'"'}) + bytes.Count(line, []byte{'\\'}))
+		if quotes[1+k] != n {
+			return fmt.Errorf("line %d %q: %d quotes before its end, want %d", k, line, quotes[1+k], n)
+		}
+		start = int(e-off) + 1
+	}
+	if rest := b[start:]; qend != n+int32(bytes.Count(rest, []byte{'"'})+bytes.Count(rest, []byte{'\\'})) {
+		return fmt.Errorf("%d quotes in all, want %d more than %d", qend, len(rest), n)
+	}
+	return nil
+}
+
 func BenchmarkScanLines(b *testing.B) {
 	data := bytes.Repeat(append(bytes.Repeat([]byte("0123456789abcdefghij"), 6)[:119], '\n'), 8738)
-	var ends []int32
+	var ends, quotes []int32
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		ends, _ = ScanLines(ends[:0], data, 0)
+		ends, quotes, _, _ = ScanLines(ends[:0], quotes[:0], data, 0, 0)
 	}
 }
 
 func BenchmarkScanNoLines(b *testing.B) {
 	data := bytes.Repeat([]byte("0123456789abcdefghij"), 52429)
-	var ends []int32
+	var ends, quotes []int32
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		ends, _ = ScanLines(ends[:0], data, 0)
+		ends, quotes, _, _ = ScanLines(ends[:0], quotes[:0], data, 0, 0)
 	}
 }
 

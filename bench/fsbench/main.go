@@ -29,11 +29,15 @@ var (
 	parts       = flag.Int("partitions", 1000, "partitions for the idle RSS figure")
 	batchBytes  = flag.Int("batch-bytes", 0, "partfs mount --batch-bytes (0: one batch per write(), the default)")
 	warm        = flag.Bool("warm", true, "before each timed cat >> (both sides), write and remove a scratch file of the input's size plus an eighth in the work directory (bu.WarmFree)")
+	jsonLines   = flag.Bool("json", false, `throughput rows with JSON lines ({"n":"%010d","msg":"say \"hi\"",...}, padded to -line bytes) rather than plain ones; not for the lookup rows`)
 	only        = flag.String("only", "", `"head": only the lookup figures (the input written once, untimed); "throughput": only the rounds of cat >> log, cat log and cat log.jsonl`)
 )
 
 func main() {
 	flag.Parse()
+	if *jsonLines && *only != "throughput" {
+		bu.Die(fmt.Errorf("-json needs -only throughput: the lookup rows check plain lines"))
+	}
 	dir, cleanup := bu.WorkDir("fsbench")
 	defer cleanup()
 	in := filepath.Join(dir, "input.txt")
@@ -76,12 +80,22 @@ func runThroughput(dir, in string, size int64) {
 }
 
 // genInput writes -line-byte lines ("%010d", filler, newline) up to n
-// bytes and returns how many lines and bytes it wrote.
+// bytes and returns how many lines and bytes it wrote. With -json each
+// line is a JSON object, its quotes and a backslash to escape in the
+// .jsonl view, padded with spaces.
 func genInput(path string, n int64) (lines, size int64) {
 	width := int64(max(*lineBytes, 12))
 	filler := strings.Repeat("abcdefghij", int(width)/10+1)[:width-11]
 	lines = (n + width - 1) / width
 	return lines, bu.WriteLines(path, lines, func(b []byte, i int64) []byte {
+		if *jsonLines {
+			start := len(b)
+			b = fmt.Appendf(b, `{"n":"%010d","level":"info","msg":"say \"hi\"","path":"c:\\api"}`, i)
+			for int64(len(b)-start) < width-1 {
+				b = append(b, ' ')
+			}
+			return b[:start+int(width)-1]
+		}
 		return fmt.Appendf(b, "%010d%s", i, filler)
 	})
 }
