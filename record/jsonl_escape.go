@@ -52,13 +52,14 @@ func AppendJSONString(dst []byte, s string) []byte {
 // appendValidJSONString is AppendJSONString of s when s is valid UTF-8;
 // when not, it returns false and dst as it was (its spare capacity
 // perhaps written). Validity is found while rendering where dst has room
-// for any result, else by utf8.ValidString first.
+// for any result, else with the length (stringLen) first.
 func appendValidJSONString(dst []byte, s string) ([]byte, bool) {
 	if cap(dst)-len(dst) < maxEscape*len(s)+2 {
-		if !utf8.ValidString(s) {
+		n, valid := stringLen(s)
+		if !valid {
 			return dst, false
 		}
-		return AppendJSONString(dst, s), true
+		dst = slices.Grow(dst, int(n))
 	}
 	n := len(dst)
 	k, valid := putJSONString(dst[n:cap(dst)], s, true)
@@ -89,7 +90,7 @@ func putJSONString(o []byte, s string, stop bool) (int, bool) {
 		if i+8 > len(s) || j+wordRoom > len(o) {
 			break
 		}
-		w := word(s, i)
+		w := word(s[i : i+8])
 		m := escapeMask(w)
 		win := (*[wordRoom]byte)(o[j : j+wordRoom])
 		put(win, 0, w)
@@ -113,7 +114,7 @@ func putJSONString(o []byte, s string, stop bool) (int, bool) {
 	}
 	if n := len(s) - i; n > 0 && n < 8 && len(s) >= 8 && j+wordRoom <= len(o) {
 		// The last n bytes, as the top of the last word.
-		if w := word(s, len(s)-8) >> (64 - 8*n); w&hi7 == 0 {
+		if w := word(s[len(s)-8:]) >> (64 - 8*n); w&hi7 == 0 {
 			win := (*[wordRoom]byte)(o[j : j+wordRoom])
 			put(win, 0, w)
 			i, j = len(s), j+putEscapes(win, w, escapeMask(w)&(hi7>>(64-8*n)), n)
@@ -189,7 +190,7 @@ func putSpecial(win *[wordRoom]byte, jj int, s string, i int) (int, int) {
 		put(win, jj, escLineSep|uint64('0'+s[i+2]&0xf)<<40)
 		return i + 3, jj + 6
 	case i+8 <= len(s):
-		put(win, jj, word(s, i))
+		put(win, jj, word(s[i:i+8]))
 		return i + size, jj + size
 	default:
 		return i + size, jj + copy(win[jj&7:], s[i:i+size])
@@ -299,13 +300,6 @@ var escapeStrings = func() (t [utf8.RuneSelf]string) {
 	}
 	return t
 }()
-
-// word is the eight bytes of s at i, little-endian (one bounds check).
-func word(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
 
 // put stores w at win[jj&63:], little-endian (no bounds check).
 func put(win *[wordRoom]byte, jj int, w uint64) {
