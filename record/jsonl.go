@@ -52,65 +52,27 @@ func appendField(dst []byte, name string, v []byte) []byte {
 		dst = append(dst, `":"`...)
 		dst = append(dst, v...)
 		return append(dst, '"')
-	case utf8.Valid(v):
-		dst = append(dst, `":`...)
-		return appendJSONBytes(dst, v)
-	default:
-		dst = append(dst, `_b64":"`...)
-		dst = base64.StdEncoding.AppendEncode(dst, v)
-		return append(dst, '"')
 	}
-}
-
-func appendHeaderValue(dst []byte, v []byte) []byte {
-	switch {
-	case v == nil:
-		return append(dst, "null"...)
-	case utf8.Valid(v):
-		return appendJSONBytes(dst, v)
-	default:
-		dst = append(dst, `{"b64":"`...)
-		dst = base64.StdEncoding.AppendEncode(dst, v)
-		return append(dst, `"}`...)
+	if out, valid := appendValidJSONString(append(dst, `":`...), unsafeString(v)); valid {
+		return out
 	}
-}
-
-// AppendJSONString appends s as a JSON string (s must be valid UTF-8;
-// invalid bytes are replaced by U+FFFD). U+2028 and U+2029 are escaped.
-func AppendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		i = skipSafe(s, i)
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			dst = appendEscape(append(dst, s[start:i]...), c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			if r == utf8.RuneError {
-				dst = append(dst, `\ufffd`...)
-			} else {
-				dst = append(dst, `\u202`...)
-				dst = append(dst, hexDigits[r&0xf])
-			}
-			start = i + size
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
+	// Not UTF-8: base64 after dst itself (append(dst, `":`) may have
+	// grown a copy), so that dst reallocates only if the result outgrows it.
+	dst = append(dst, `_b64":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, v)
 	return append(dst, '"')
 }
 
-func appendJSONBytes(dst, b []byte) []byte {
-	return AppendJSONString(dst, unsafeString(b))
+func appendHeaderValue(dst []byte, v []byte) []byte {
+	if v == nil {
+		return append(dst, "null"...)
+	}
+	if out, valid := appendValidJSONString(dst, unsafeString(v)); valid {
+		return out
+	}
+	dst = append(dst, `{"b64":"`...) // after dst itself, as in appendField
+	dst = base64.StdEncoding.AppendEncode(dst, v)
+	return append(dst, `"}`...)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -21,7 +21,8 @@ func TestAppendJSONExact(t *testing.T) {
 	}
 }
 
-// FuzzAppendJSON: the output is valid JSON that decodes back to the record.
+// FuzzAppendJSON: the output is the reference rendering's, valid JSON that
+// decodes back to the record.
 func FuzzAppendJSON(f *testing.F) {
 	f.Add([]byte("k"), []byte("line with \"quotes\", \\ and \n\t\x01 \u2028 é"), "h")
 	f.Add([]byte{0xff}, []byte{}, "\x00")
@@ -30,6 +31,9 @@ func FuzzAppendJSON(f *testing.F) {
 		out := AppendJSON(nil, &r)
 		if n := JSONLen(&r); n != int64(len(out)) {
 			t.Fatalf("JSONLen %d, rendered %d: %s", n, len(out), out)
+		}
+		if want := refAppendJSON(&r); string(out) != string(want) {
+			t.Fatalf("got  %s\nwant %s (the reference)", out, want)
 		}
 		var m map[string]any
 		if err := json.Unmarshal(out, &m); err != nil {

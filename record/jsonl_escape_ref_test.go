@@ -1,0 +1,100 @@
+package record
+
+import (
+	"encoding/base64"
+	"unicode/utf8"
+)
+
+// refAppendJSON is AppendJSON's value, key and header rendering as it was:
+// utf8.Valid first, then refAppendJSONString or base64.
+func refAppendJSON(r *Record) []byte {
+	field := func(dst []byte, name string, v []byte) []byte {
+		dst = append(dst, `,"`+name...)
+		switch {
+		case v == nil:
+			return append(dst, `":null`...)
+		case utf8.Valid(v):
+			return refAppendJSONString(append(dst, `":`...), string(v))
+		}
+		return append(base64.StdEncoding.AppendEncode(append(dst, `_b64":"`...), v), '"')
+	}
+	dst := append(appendDecimal([]byte(`{"offset":`), r.Offset), `,"timestamp":`...)
+	dst = field(field(appendDecimal(dst, r.Timestamp), "key", r.Key), "value", r.Value)
+	dst = append(dst, `,"headers":[`...)
+	for i, h := range r.Headers {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(refAppendJSONString(append(dst, '['), h.Key), ',')
+		switch {
+		case h.Value == nil:
+			dst = append(dst, "null"...)
+		case utf8.Valid(h.Value):
+			dst = refAppendJSONString(dst, string(h.Value))
+		default:
+			dst = append(base64.StdEncoding.AppendEncode(append(dst, `{"b64":"`...), h.Value), `"}`...)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, "]}"...)
+}
+
+// refAppendJSONString is AppendJSONString as it was before the
+// word-at-a-time writer (jsonl_escape.go): skip to the next special byte,
+// copy the run, append its escape. Kept as the reference the new writer
+// must match byte for byte, and as the benchmarks' baseline.
+func refAppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		i = refSkipSafe(s, i)
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			dst = refAppendEscape(append(dst, s[start:i]...), c)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			if r == utf8.RuneError {
+				dst = append(dst, `\ufffd`...)
+			} else {
+				dst = append(dst, `\u202`...)
+				dst = append(dst, hexDigits[r&0xf])
+			}
+			start = i + size
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func refSkipSafe(s string, i int) int {
+	for i+8 <= len(s) && special(load64(s[i:])) == 0 {
+		i += 8
+	}
+	for i < len(s) && jsonSafe[s[i]] {
+		i++
+	}
+	return i
+}
+
+func refAppendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+}
