@@ -131,18 +131,6 @@ var jsonSafe = func() (t [256]bool) {
 	return t
 }()
 
-// skipSafe returns the index of the first byte at or after i that is not
-// jsonSafe (len(s) if none), 8 bytes at a time where it can.
-func skipSafe(s string, i int) int {
-	for i+8 <= len(s) && special(load64(s[i:])) == 0 {
-		i += 8
-	}
-	for i < len(s) && jsonSafe[s[i]] {
-		i++
-	}
-	return i
-}
-
 func appendEscape(dst []byte, c byte) []byte {
 	switch c {
 	case '"', '\\':

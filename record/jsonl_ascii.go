@@ -12,18 +12,6 @@ const (
 	bsl  = 0x5c5c5c5c5c5c5c5c
 )
 
-func load64(s string) uint64 {
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// special has a high bit set where a byte of x may be non-ASCII, a control
-// byte, a quote or a backslash (false positives only cost the slow path).
-func special(x uint64) uint64 {
-	q, s := x^quot, x^bsl
-	return (x & hi7) | ((x - 0x20*lo7) & ^x & hi7) | ((q - lo7) & ^q & hi7) | ((s - lo7) & ^s & hi7)
-}
-
 // plainASCII reports whether b is non-nil printable ASCII without '"' or
 // '\\' (its JSON string is b in quotes), 32 bytes at a time.
 func plainASCII(b []byte) bool {

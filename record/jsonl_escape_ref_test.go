@@ -53,7 +53,7 @@ func refAppendJSONString(dst []byte, s string) []byte {
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			dst = refAppendEscape(append(dst, s[start:i]...), c)
+			dst = appendEscape(append(dst, s[start:i]...), c)
 			i++
 			start = i
 			continue
@@ -75,8 +75,11 @@ func refAppendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// refSkipSafe returns the index of the first byte at or after i that is
+// not jsonSafe (len(s) if none), 8 bytes at a time where it can: the old
+// writer's and the old length's scan.
 func refSkipSafe(s string, i int) int {
-	for i+8 <= len(s) && special(load64(s[i:])) == 0 {
+	for i+8 <= len(s) && refSpecial(word(s[i:i+8])) == 0 {
 		i += 8
 	}
 	for i < len(s) && jsonSafe[s[i]] {
@@ -85,16 +88,10 @@ func refSkipSafe(s string, i int) int {
 	return i
 }
 
-func refAppendEscape(dst []byte, c byte) []byte {
-	switch c {
-	case '"', '\\':
-		return append(dst, '\\', c)
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
-	}
-	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+// refSpecial has a high bit set where a byte of x may be non-ASCII, a
+// control byte, a quote or a backslash (false positives only cost the
+// slow path).
+func refSpecial(x uint64) uint64 {
+	q, s := x^quot, x^bsl
+	return (x & hi7) | ((x - 0x20*lo7) & ^x & hi7) | ((q - lo7) & ^q & hi7) | ((s - lo7) & ^s & hi7)
 }

@@ -28,7 +28,7 @@ func oldFieldLen(name string, v []byte) int64 {
 func oldStringLen(s string) int64 {
 	n := int64(len(s)) + 2
 	for i := 0; i < len(s); {
-		i = skipSafe(s, i)
+		i = refSkipSafe(s, i)
 		if i == len(s) {
 			break
 		}
