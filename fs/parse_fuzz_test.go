@@ -35,6 +35,12 @@ var jsonLineSeeds = []string{
 	`{"headers":[[{"b64":"AA=="},"v"]]}`, `{"headers":[["h","v"],]}`, `{"headers":{}}`,
 	`{"value":"a",}`, `{,"value":"a"}`, `{"value":"a"} {"value":"b"}`, `{"value":"a"}x`, `[1,2]`, `null`, ``,
 	`"value"`, `{"value":"a"`, `{"value"`, `{"value":`, `{"value":"a\`, `{"value" "a"}`,
+	// Each refused for one reason a one-line slip in the parser would miss:
+	// a control byte past a whole plain word, one after an escape, a bad
+	// hex digit, a timestamp whose tenfold wraps uint64, a string offset
+	// with a number only at its start; and a negative exponent, taken.
+	"{\"value\":\"abcdefghijk\x01lmnop\"}", "{\"value\":\"\\n\x1f\"}", `{"value":"\u00eG"}`,
+	`{"timestamp":20000000000000000000}`, `{"offset":"1x"}`, `{"offset":1e-5}`,
 }
 
 // FuzzJSONLine: the one-pass parser takes exactly the lines the parser
