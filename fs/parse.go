@@ -54,10 +54,12 @@ func parseJSONLine(line []byte) (record.Record, error) {
 // not both non-null; headers null or an array of [key, value] pairs whose
 // parts are strings, null (not for a key) or {"b64":"..."}.
 type lineParser struct {
-	b      []byte
-	i      int
-	arena  []byte // unescaped strings and decoded base64 (made on first need)
-	budget int    // the bytes parsed in all: the arena's size, never outgrown
+	b     []byte
+	i     int
+	arena []byte // unescaped strings and decoded base64 (made on first need)
+	// budget is the bytes parsed in all, the arena's first size: unescaped
+	// strings never outgrow it; base64 decoded from an escaped string may.
+	budget int
 }
 
 // grow makes room for n more bytes in the arena.
