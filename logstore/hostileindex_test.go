@@ -2,11 +2,14 @@ package logstore
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand"
 	"testing"
 
 	"github.com/partfs/partfs/kafkaname"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -117,4 +120,59 @@ func shuffleEntries(rng *rand.Rand, b []byte, es int) []byte {
 		copy(out[i*es:(i+1)*es], b[j*es:(j+1)*es])
 	}
 	return out
+}
+
+// TestCorruptLocatedBatchNoRebuild: a batch whose CRC fails where the
+// index says it is fails the read with EIO located at that batch, and is
+// no reason to rebuild the index (the linear scan finds it in the same
+// place); an index entry pointing elsewhere still schedules a rebuild.
+func TestCorruptLocatedBatchNoRebuild(t *testing.T) {
+	fs, c := vfs.NewCrashFS(), newClock()
+	cfg := map[string]string{"index.interval.bytes": "300"}
+	st, l := openTest(t, fs, c, cfg)
+	for i := 0; i < 40; i++ {
+		if _, err := l.Append(recs(5, fmt.Sprint(i), 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a batch an index entry points at, past the first
+	var target, pos int64
+	var seg partlog.Segment
+	for target = 100; target < 200; target++ {
+		var err error
+		if seg, pos, err = l.Locate(target); err != nil {
+			t.Fatal(err)
+		}
+		if s := l.segs[0]; pos > 0 && s.positionFor(target, seg.Size) == pos {
+			break
+		}
+	}
+	if target == 200 {
+		t.Fatal("no batch at an index entry")
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mutate(t, fs, segmentPath("/data/t-0", seg.Base, kafkaname.LogSuffix), func(b []byte) []byte {
+		b[pos+record.BatchHeaderSize+3] ^= 0x40 // a record byte: the header still parses
+		return b
+	})
+	st, l = openTest(t, fs, c, cfg)
+	defer st.Close()
+	err := l.Read(seg, target, func(*record.Record) bool { return true })
+	var ce *record.CorruptionError
+	if !errors.As(err, &ce) || ce.Pos != pos || !errors.Is(err, partlog.ErrCorrupt) {
+		t.Fatalf("read from %d: %v, want a corruption at %d", target, err, pos)
+	}
+	if n := len(l.rebuild); n != 0 {
+		t.Fatalf("%d index rebuilds scheduled for a corrupt batch the index found", n)
+	}
+	for _, from := range []int64{0, 7, 60} { // scans that reach the batch
+		if err := l.Read(seg, from, func(*record.Record) bool { return true }); !errors.As(err, &ce) || ce.Pos != pos {
+			t.Fatalf("read from %d: %v, want a corruption at %d", from, err, pos)
+		}
+	}
+	if n := len(l.rebuild); n != 0 {
+		t.Fatalf("%d index rebuilds scheduled", n)
+	}
 }

@@ -48,10 +48,15 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	if err := v.readFrom(pos, seg.Size); !errors.Is(err, errIndexMismatch) {
 		return err
 	}
+	err = v.readFrom(0, seg.Size)
+	if ce := (*record.CorruptionError)(nil); errors.As(err, &ce) && ce.Pos == pos {
+		// the entry's batch is where it said, and corrupt: nothing to rebuild
+		return err
+	}
 	l.logger.WithField("segment", s.path).WithField("offset", from).
-		Warn("offset index entry does not point at its batch; scanning the segment and rebuilding its index")
+		Warn("offset index entry does not point at its batch; scanned the segment, rebuilding its index")
 	l.scheduleRebuild(s)
-	return v.readFrom(0, seg.Size)
+	return err
 }
 
 var errIndexMismatch = errors.New("index entry does not match the segment")
