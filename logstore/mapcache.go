@@ -7,26 +7,37 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// A scan maps a segment's file in windows of mapWindow bytes on a fixed
-// grid (window k maps the file's bytes [k*mapWindow, (k+1)*mapWindow),
-// past the file's end too, where the segment grows into it), and keeps
-// them mapped after it: a later scan of the same bytes finds their page
-// tables set up, which costs about as much again as checking the bytes'
-// CRC (populating and unmapping 4 KiB pages of the page cache). The
-// process keeps at most mapCacheWindows windows, the least recently used
-// unmapped first, and a segment's windows are unmapped when its files
-// close (retention, compaction, the store's close), so a removed
-// segment's blocks are not held.
-var mapCacheWindows = 32
+// A scan maps a segment's file in windows on a fixed grid of mapWindow
+// bytes: window k maps the file's bytes [k*mapWindow, (k+1)*mapWindow +
+// mapOverlap), past the file's end too, where the segment grows into it.
+// The overlap holds any batch of up to mapOverlap bytes that starts in
+// the window, so such a batch is never split between two windows. The
+// windows stay mapped after the scan: a later scan of the same bytes (a
+// lookup near an earlier one, a re-read) finds their page tables set up,
+// which costs about as much again as checking the bytes' CRC (populating
+// and unmapping 4 KiB pages of the page cache).
+//
+// The process keeps at most mapCacheWindows windows and, over all of
+// them, at most mapCacheBytes populated (the page-cache pages they count
+// in the daemon's RSS); past either, the least recently used windows are
+// unmapped, by a goroutine of their own, off the request that went over.
+// A segment's windows are unmapped when its files close (retention,
+// compaction, the store's close), so a removed segment's blocks are not
+// held.
+var (
+	mapCacheWindows = 1024
+	mapCacheBytes   = 256 << 20
+)
 
 // mapCache is the process's cache of mapped windows.
 var mapCache = &windowCache{wins: make(map[windowKey]*mappedWindow), lru: list.New()}
 
 // windowCache holds mapped windows of segments, most recently used first.
 type windowCache struct {
-	mu   sync.Mutex
-	wins map[windowKey]*mappedWindow
-	lru  *list.List // of *mappedWindow
+	mu        sync.Mutex
+	wins      map[windowKey]*mappedWindow
+	lru       *list.List // of *mappedWindow
+	populated int        // the windows' charges (mappedWindow.charged)
 }
 
 // windowKey names window k of segment s.
@@ -36,7 +47,7 @@ type windowKey struct {
 }
 
 // mappedWindow is one window's mapping: Data is the file's bytes
-// [start, start+mapWindow).
+// [start, start+mapWindow+mapOverlap).
 type mappedWindow struct {
 	key       windowKey
 	start     int64
@@ -44,6 +55,7 @@ type mappedWindow struct {
 	elem      *list.Element
 	users     int       // scans using it; guarded by windowCache.mu
 	out       bool      // out of the cache: unmapped by its last user
+	charged   int       // of populated.total, in windowCache.populated; guarded by its mu
 	populated pageRange // from start
 }
 
@@ -59,7 +71,7 @@ func (c *windowCache) get(s *segment, k int64) (*mappedWindow, error) {
 		return w, nil
 	}
 	c.mu.Unlock()
-	m, err := vfs.Map(s.log, k*mapWindow, mapWindow)
+	m, err := vfs.Map(s.log, k*mapWindow, mapWindow+mapOverlap)
 	if err != nil {
 		return nil, errNotMapped
 	}
@@ -76,24 +88,41 @@ func (c *windowCache) get(s *segment, k int64) (*mappedWindow, error) {
 	} else {
 		c.wins[key] = w
 		w.elem = c.lru.PushFront(w)
-		for c.lru.Len() > mapCacheWindows {
-			unmap = c.drop(c.lru.Back().Value.(*mappedWindow), unmap)
-		}
+		unmap = c.trim(unmap)
 	}
 	c.mu.Unlock()
-	unmapAll(unmap)
+	unmapLater(unmap)
 	return w, nil
 }
 
-// release ends a scan's use of w.
+// release ends a scan's use of w, charging the cache with what it
+// populated.
 func (c *windowCache) release(w *mappedWindow) {
+	var unmap []*mappedWindow
 	c.mu.Lock()
 	w.users--
+	if !w.out {
+		total := min(w.populated.populatedBytes(), len(w.m.Data))
+		c.populated += total - w.charged
+		w.charged = total
+		unmap = c.trim(unmap)
+	}
 	last := w.out && w.users == 0
 	c.mu.Unlock()
+	unmapLater(unmap)
 	if last {
 		w.m.Unmap()
 	}
+}
+
+// trim drops the least recently used windows while the cache holds more
+// than mapCacheWindows, or more than mapCacheBytes populated, keeping
+// the most recent one. REQUIRES: c.mu held.
+func (c *windowCache) trim(unmap []*mappedWindow) []*mappedWindow {
+	for c.lru.Len() > 1 && (c.lru.Len() > mapCacheWindows || c.populated > mapCacheBytes) {
+		unmap = c.drop(c.lru.Back().Value.(*mappedWindow), unmap)
+	}
+	return unmap
 }
 
 // dropSegment takes s's windows out of the cache: those no scan uses are
@@ -109,9 +138,7 @@ func (c *windowCache) dropSegment(s *segment) {
 		}
 	}
 	c.mu.Unlock()
-	if len(unmap) > 0 {
-		go unmapAll(unmap)
-	}
+	unmapLater(unmap)
 }
 
 // cached is how many windows of s the cache holds.
@@ -132,6 +159,7 @@ func (c *windowCache) cached(s *segment) int {
 func (c *windowCache) drop(w *mappedWindow, unmap []*mappedWindow) []*mappedWindow {
 	delete(c.wins, w.key)
 	c.lru.Remove(w.elem)
+	c.populated -= w.charged
 	w.out = true
 	if w.users == 0 {
 		unmap = append(unmap, w)
@@ -139,8 +167,15 @@ func (c *windowCache) drop(w *mappedWindow, unmap []*mappedWindow) []*mappedWind
 	return unmap
 }
 
-func unmapAll(ws []*mappedWindow) {
-	for _, w := range ws {
-		w.m.Unmap()
+// unmapLater unmaps ws on a goroutine of its own: unmapping a window's
+// populated pages costs about what populating them did, which the
+// request that dropped them need not wait for.
+func unmapLater(ws []*mappedWindow) {
+	if len(ws) > 0 {
+		go func() {
+			for _, w := range ws {
+				w.m.Unmap()
+			}
+		}()
 	}
 }

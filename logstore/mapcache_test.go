@@ -2,8 +2,11 @@ package logstore
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/partfs/partfs/record"
@@ -126,5 +129,105 @@ func TestMapCacheWindowSeesAppends(t *testing.T) {
 		if at := valueAt(t, l, off); at < start || at >= start+mapWindow {
 			t.Fatalf("record %d at %#x, outside the cached window at %#x", off, at, start)
 		}
+	}
+}
+
+// windowOf returns the cached window k of l's first segment, nil if none.
+func windowOf(l *Log, k int64) *mappedWindow {
+	mapCache.mu.Lock()
+	defer mapCache.mu.Unlock()
+	return mapCache.wins[windowKey{l.segs[0], k}]
+}
+
+// inWindow reports whether address at lies in w's mapping.
+func inWindow(w *mappedWindow, at uintptr) bool {
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(w.m.Data)))
+	return at >= start && at < start+uintptr(len(w.m.Data))
+}
+
+// The batch that holds the first window's end (batches of 500 KB) is read
+// through that window's overlap, not a mapping of its own: its records'
+// values lie in the window, and the read goes on into the next window.
+func TestMapCacheBatchInOverlap(t *testing.T) {
+	l := mappedLog(t, 20_000, nil, 500)
+	var straddle int64 = -1
+	for off := int64(0); off < 20_000; off += 500 {
+		_, p, err := l.Locate(off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p >= mapWindow {
+			straddle = off - 1 // the last record of the batch before
+			break
+		}
+	}
+	if straddle < 0 {
+		t.Fatal("no batch past the first window")
+	}
+	got := readLog(t, l, straddle-499)
+	if len(got) != int(20_000-(straddle-499)) || got[0].off != straddle-499 {
+		t.Fatalf("read from %d: %d records from %d", straddle-499, len(got), got[0].off)
+	}
+	w := windowOf(l, 0)
+	if w == nil {
+		t.Fatal("window 0 not cached")
+	}
+	if at := valueAt(t, l, straddle); !inWindow(w, at) || at < uintptr(unsafe.Pointer(&w.m.Data[0]))+mapWindow-(1<<20) {
+		t.Fatalf("record %d, in the batch across the grid line, at %#x: not in window 0", straddle, at)
+	}
+}
+
+// With a budget of 3 MiB populated, reads of a segment of three windows
+// get every record and leave the cache holding one window; the windows
+// it dropped are unmapped.
+func TestMapCacheByteBudget(t *testing.T) {
+	defer func(n int) { mapCacheBytes = n }(mapCacheBytes)
+	mapCacheBytes = 3 << 20
+	l := mappedLog(t, 20_000, nil, 500)
+	valueAt(t, l, 100)
+	w0 := windowOf(l, 0)
+	if w0 == nil {
+		t.Fatal("window 0 not cached")
+	}
+	if got := readLog(t, l, 0); len(got) != 20_000 {
+		t.Fatalf("%d records, want 20000", len(got))
+	}
+	if windowOf(l, 0) != nil {
+		t.Fatal("window 0 still cached past the budget")
+	}
+	waitUnmapped(t, w0)
+	if n := mapCache.cached(l.segs[0]); n != 1 {
+		t.Fatalf("%d windows cached, want 1", n)
+	}
+	mapCache.mu.Lock()
+	populated := mapCache.populated
+	mapCache.mu.Unlock()
+	if populated > mapWindow+mapOverlap {
+		t.Fatalf("%d bytes populated in the cache, over one window", populated)
+	}
+	for _, from := range []int64{0, 9_000, 19_999} {
+		if got := readLog(t, l, from); len(got) != int(20_000-from) || got[0].off != from || got[0].value != fmt.Sprintf("v%-1023d", from) {
+			t.Fatalf("read from %d: %d records", from, len(got))
+		}
+	}
+}
+
+// waitUnmapped waits up to a second for w's mapping to leave
+// /proc/self/maps.
+func waitUnmapped(t *testing.T, w *mappedWindow) {
+	t.Helper()
+	start := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(unsafe.SliceData(w.m.Data)))&^4095)
+	for i := 0; ; i++ {
+		maps, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Skip(err)
+		}
+		if !strings.Contains(string(maps), "\n"+start) {
+			return
+		}
+		if i == 100 {
+			t.Fatalf("window at %s still mapped", start)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

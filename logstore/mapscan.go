@@ -22,6 +22,7 @@ import (
 const (
 	mapMin        = 1 << 20
 	mapWindow     = 8 << 20
+	mapOverlap    = 2 << 20
 	firstPopulate = 256 << 10
 	populateStep  = 2 << 20
 )
@@ -29,8 +30,9 @@ const (
 // scanMapped is scanWindows of [pos, end) through mapped windows of the
 // segment (mapCache): the batches passed to fn, and the records decoded
 // from them, are the page cache's bytes, not a copy of them, valid until
-// fn returns. A batch that crosses a window's end is read through a
-// mapping of its own. done is false when a window could not be mapped:
+// fn returns. A scan goes on in a window through its overlap; a batch
+// that starts in a window and runs past its overlap (one larger than
+// mapOverlap) is read through a mapping of its own. done is false when a window could not be mapped:
 // the batches from next on are left to the caller. first is how much the
 // scan populates first (firstPopulate, or a located batch's size).
 func scanMapped(s *segment, pos, end int64, first int, fn func(*record.Batch) (bool, error)) (next int64, done bool, err error) {
@@ -39,13 +41,13 @@ func scanMapped(s *segment, pos, end int64, first int, fn func(*record.Batch) (b
 		if err != nil {
 			return pos, false, nil
 		}
-		limit := min(end, w.start+mapWindow)
+		limit := min(end, w.start+int64(len(w.m.Data)))
 		next, stop, err := scanMappedData(s, w.m, w.start, pos, limit, &w.populated, first, false, fn)
 		mapCache.release(w)
 		if stop || err != nil && (limit == end || !errors.Is(err, record.ErrTruncated)) {
 			return next, true, err
 		}
-		if next < limit || err != nil { // the batch at next runs past the window
+		if (next < limit || err != nil) && next < w.start+mapWindow { // the batch at next runs past the window
 			if next, stop, err = scanCrossing(s, next, end, first, fn); err == errNotMapped {
 				return next, false, nil
 			}
@@ -140,10 +142,20 @@ func scanMappedData(s *segment, m *vfs.Mapping, start, pos, limit int64, populat
 }
 
 // pageRange is the range of a mapping whose pages a scan populated
-// (the kernel may have unmapped some since: those fault back in).
+// (the kernel may have unmapped some since: those fault back in), and
+// the bytes populated in all (what the mapping may count in the RSS,
+// up to its size).
 type pageRange struct {
 	mu     sync.Mutex
 	lo, hi int
+	total  int
+}
+
+// populatedBytes is the bytes populated so far (some perhaps twice).
+func (r *pageRange) populatedBytes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
 }
 
 // covered is the end of the populated range if it holds at, else at.
@@ -161,6 +173,7 @@ func (r *pageRange) covered(at int) int {
 func (r *pageRange) add(from, to int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.total += to - from
 	switch {
 	case from <= r.hi && to >= r.lo:
 		r.lo, r.hi = min(r.lo, from), max(r.hi, to)
