@@ -295,7 +295,8 @@ func readSegs(b *testing.B, l *Log, segs []partlog.Segment) time.Duration {
 }
 
 // dropWindows unmaps the mapped windows of l's segments that mapCache
-// holds.
+// holds, and waits for the unmapping (which a timed pass would otherwise
+// contend with for the process's address space).
 func dropWindows(l *Log) {
 	l.mu.Lock()
 	segs := append([]*segment(nil), l.segs...)
@@ -303,6 +304,7 @@ func dropWindows(l *Log) {
 	for _, s := range segs {
 		mapCache.dropSegment(s)
 	}
+	mapCache.settle()
 }
 
 // scanOnly scans every batch of segs as Log.Read does, reading and

@@ -38,6 +38,7 @@ type windowCache struct {
 	wins      map[windowKey]*mappedWindow
 	lru       *list.List // of *mappedWindow
 	populated int        // the windows' charges (mappedWindow.charged)
+	unmapping sync.WaitGroup
 }
 
 // windowKey names window k of segment s.
@@ -91,7 +92,7 @@ func (c *windowCache) get(s *segment, k int64) (*mappedWindow, error) {
 		unmap = c.trim(unmap)
 	}
 	c.mu.Unlock()
-	unmapLater(unmap)
+	c.unmapLater(unmap)
 	return w, nil
 }
 
@@ -109,7 +110,7 @@ func (c *windowCache) release(w *mappedWindow) {
 	}
 	last := w.out && w.users == 0
 	c.mu.Unlock()
-	unmapLater(unmap)
+	c.unmapLater(unmap)
 	if last {
 		w.m.Unmap()
 	}
@@ -138,7 +139,7 @@ func (c *windowCache) dropSegment(s *segment) {
 		}
 	}
 	c.mu.Unlock()
-	unmapLater(unmap)
+	c.unmapLater(unmap)
 }
 
 // cached is how many windows of s the cache holds.
@@ -170,12 +171,15 @@ func (c *windowCache) drop(w *mappedWindow, unmap []*mappedWindow) []*mappedWind
 // unmapLater unmaps ws on a goroutine of its own: unmapping a window's
 // populated pages costs about what populating them did, which the
 // request that dropped them need not wait for.
-func unmapLater(ws []*mappedWindow) {
+func (c *windowCache) unmapLater(ws []*mappedWindow) {
 	if len(ws) > 0 {
-		go func() {
+		c.unmapping.Go(func() {
 			for _, w := range ws {
 				w.m.Unmap()
 			}
-		}()
+		})
 	}
 }
+
+// settle waits for the windows dropped so far to be unmapped.
+func (c *windowCache) settle() { c.unmapping.Wait() }
