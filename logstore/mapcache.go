@@ -3,6 +3,7 @@ package logstore
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 
 	"github.com/partfs/partfs/vfs"
 )
@@ -58,6 +59,7 @@ type mappedWindow struct {
 	out       bool      // out of the cache: unmapped by its last user
 	charged   int       // of populated.total, in windowCache.populated; guarded by its mu
 	populated pageRange // from start
+	unmapped  atomic.Bool
 }
 
 // get returns window k of s, mapping it if it is not cached, for the
@@ -102,16 +104,24 @@ func (c *windowCache) release(w *mappedWindow) {
 	var unmap []*mappedWindow
 	c.mu.Lock()
 	w.users--
+	last := w.out && w.users == 0 // dropped while in use: unmapped here
 	if !w.out {
 		total := min(w.populated.populatedBytes(), len(w.m.Data))
 		c.populated += total - w.charged
 		w.charged = total
-		unmap = c.trim(unmap)
+		unmap = c.trim(unmap) // w among them if it is dropped now
 	}
-	last := w.out && w.users == 0
 	c.mu.Unlock()
 	c.unmapLater(unmap)
 	if last {
+		w.unmap()
+	}
+}
+
+// unmap unmaps w's mapping, once: a second call does nothing (another
+// mapping may have its addresses by then).
+func (w *mappedWindow) unmap() {
+	if !w.unmapped.Swap(true) {
 		w.m.Unmap()
 	}
 }
@@ -175,7 +185,7 @@ func (c *windowCache) unmapLater(ws []*mappedWindow) {
 	if len(ws) > 0 {
 		c.unmapping.Go(func() {
 			for _, w := range ws {
-				w.m.Unmap()
+				w.unmap()
 			}
 		})
 	}
