@@ -32,9 +32,10 @@ const (
 // from them, are the page cache's bytes, not a copy of them, valid until
 // fn returns. A scan goes on in a window through its overlap; a batch
 // that starts in a window and runs past its overlap (one larger than
-// mapOverlap) is read through a mapping of its own. done is false when a window could not be mapped:
-// the batches from next on are left to the caller. first is how much the
-// scan populates first (firstPopulate, or a located batch's size).
+// mapOverlap) is read through a mapping of its own. done is false when a
+// window could not be mapped: the batches from next on are left to the
+// caller. first is how much the scan populates first (firstPopulate, or
+// a located batch's size).
 func scanMapped(s *segment, pos, end int64, first int, fn func(*record.Batch) (bool, error)) (next int64, done bool, err error) {
 	for ; pos < end; first = firstPopulate {
 		w, err := mapCache.get(s, pos/mapWindow)
