@@ -115,9 +115,7 @@ func TestMapCacheWindowSeesAppends(t *testing.T) {
 			t.Fatalf("record %d: offset %d value %.12q", i, r.off, r.value)
 		}
 	}
-	mapCache.mu.Lock()
-	w := mapCache.wins[windowKey{l.segs[0], 0}]
-	mapCache.mu.Unlock()
+	w := windowOf(l, 0)
 	if w == nil || mapCache.cached(l.segs[0]) != 1 {
 		t.Fatal("the segment's window is not the one cached window")
 	}
@@ -134,6 +132,13 @@ func windowOf(l *Log, k int64) *mappedWindow {
 	mapCache.mu.Lock()
 	defer mapCache.mu.Unlock()
 	return mapCache.wins[windowKey{l.segs[0], k}]
+}
+
+// cachePopulated is the bytes the cache counts populated.
+func cachePopulated() int {
+	mapCache.mu.Lock()
+	defer mapCache.mu.Unlock()
+	return mapCache.populated
 }
 
 // inWindow reports whether address at lies in w's mapping.
@@ -196,9 +201,7 @@ func TestMapCacheByteBudget(t *testing.T) {
 	if n := mapCache.cached(l.segs[0]); n != 1 {
 		t.Fatalf("%d windows cached, want 1", n)
 	}
-	mapCache.mu.Lock()
-	populated := mapCache.populated
-	mapCache.mu.Unlock()
+	populated := cachePopulated()
 	if populated > mapWindow+mapOverlap {
 		t.Fatalf("%d bytes populated in the cache, over one window", populated)
 	}
@@ -244,9 +247,7 @@ func TestMapCacheReleaseDropsWindow(t *testing.T) {
 		t.Fatal("the release over the budget did not drop its own, least recent, window")
 	}
 	waitUnmapped(t, w0)
-	mapCache.mu.Lock()
-	populated := mapCache.populated
-	mapCache.mu.Unlock()
+	populated := cachePopulated()
 	if populated != 4096 {
 		t.Fatalf("%d bytes counted populated, want window 1's 4096", populated)
 	}
