@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Mounts a partfs data directory in the background (SPEC §1).
+# Mounts a partfs data directory in the background (docs/spec.md §1).
 #   ./mount.sh [DATADIR [MOUNTPOINT]]   build (go build: only what changed), mount
 #                                       (default ./data on ./mnt; relative paths are
 #                                       from the current directory), return once the
 #                                       mount answers
 #   ./mount.sh -u [MOUNTPOINT]          unmount cleanly (the daemon flushes, writes
 #                                       checkpoints and the clean-shutdown marker)
-#   ./mount.sh --kafka HOST:PORT[,...] [MOUNTPOINT]   mount a Kafka cluster instead (SPEC §9)
+#   ./mount.sh --kafka HOST:PORT[,...] [MOUNTPOINT]   mount a Kafka cluster instead (docs/spec.md §9)
 # Extra daemon flags can be given in PARTFS_FLAGS (e.g. "--read-only --config retention.ms=-1").
 # The daemon logs to MOUNTPOINT's sibling file .partfs-<name>.log (PARTFS_LOG overrides).
 set -euo pipefail
