@@ -79,7 +79,7 @@ type fileWindow struct {
 	buf   []byte
 	pos   int64
 	n     int
-	probe int64 // the size of the next header read, when not headerProbe
+	probe int64                // the size of the next header read, when not headerProbe
 	peek  [nextHeaderPeek]byte // a next batch header a read confirms with
 	// before is the last offset of the V2 batch before the one findBatch
 	// found, when the scan saw it (beforeKnown; the segment's base offset
