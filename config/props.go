@@ -17,7 +17,7 @@ type prop struct {
 	set func(t *Topic, v string) error
 }
 
-// props lists every property in display order (SPEC §6).
+// props lists every property in display order (docs/spec.md §6).
 var props = []prop{
 	{"cleanup.policy", func(t *Topic) string { return t.CleanupPolicy }, setCleanupPolicy},
 	enumProp("compression.type", func(t *Topic) *string { return &t.Compression },

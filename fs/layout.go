@@ -236,7 +236,7 @@ func (s *segInfo) add(off, plain, json int64) {
 }
 
 // batchCkpt places a checkpoint at first, the first record of an append
-// (its first batch: one per write() by default, SPEC §4), when the append
+// (its first batch: one per write() by default, docs/spec.md §4), when the append
 // is big (ckptEvery bytes or more of log) or follows a big one, unless
 // one is there already or add's spacing puts one there. A lookup of a
 // record in that batch, or of the first one after it (where @time/T

@@ -33,7 +33,7 @@ func (d *windowDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.A
 	return 0
 }
 
-// Readdir lists nothing (SPEC §2): a tree walk reaches every record once,
+// Readdir lists nothing (docs/spec.md §2): a tree walk reaches every record once,
 // through log and log.jsonl, and not once more per segment.
 func (d *windowDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	return gofs.NewListDirStream(nil), 0
@@ -173,7 +173,7 @@ func parseDecimal(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
-// parseTime reads SPEC §2's <T>: epoch ms, RFC 3339, earliest, latest,
+// parseTime reads docs/spec.md §2's <T>: epoch ms, RFC 3339, earliest, latest,
 // max, or a negative duration relative to now (Go durations plus d).
 func parseTime(s string, now time.Time) (int64, error) {
 	switch s {

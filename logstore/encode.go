@@ -54,7 +54,7 @@ func (l *Log) batchLimit() int64 {
 }
 
 // cutAt is where the uncompressed encoders cut a batch under limit: at
-// the limit, so all records of one append are one batch (SPEC §4), unless
+// the limit, so all records of one append are one batch (docs/spec.md §4), unless
 // Options.BatchBytes asks for smaller batches, as Kafka's producer
 // batch.size cuts what it sends. REQUIRES: mu held.
 func (l *Log) cutAt(limit int64) int {

@@ -18,9 +18,9 @@ import (
 
 // loadAll opens every partition directory of the data directory.
 func (st *Store) loadAll() error {
-	overrides, err := st.readTopicsFile()
-	if err != nil {
-		return err
+	st.stored = st.readTopicsFile()
+	if err := st.stored.damaged; err != nil {
+		st.logger.WithError(err).Error("stored topic configuration unreadable: no topic opened, nothing deleted, the file left as it is")
 	}
 	cps, err := st.readCheckpoints()
 	if err != nil {
@@ -45,26 +45,27 @@ func (st *Store) loadAll() error {
 	var brokerErr error
 	if ns, ok := parts[metadataTopic]; ok {
 		delete(parts, metadataTopic)
-		broker, brokerErr = st.brokerConfigs(st.loadTopic(metadataTopic, ns, overrides[metadataTopic], nil, nil, cps))
+		broker, brokerErr = st.brokerConfigs(st.loadTopic(metadataTopic, ns, nil, nil, cps))
 		if brokerErr != nil {
 			st.logger.WithError(brokerErr).Error("cannot read the topic configurations of the metadata log: no topic opened, nothing deleted")
 		}
 	}
 	for name, ns := range parts {
-		st.loadTopic(name, ns, overrides[name], broker[name], brokerErr, cps)
+		st.loadTopic(name, ns, broker[name], brokerErr, cps)
 	}
 	return nil
 }
 
 // loadTopic opens the partitions ns of topic name. A stored setting it
 // cannot use never changes what is kept: an unknown key is kept and
-// reported; a bad value leaves the whole topic unopened (its files answer
-// EIO). A partition that fails to load is reported and left unopened while
+// reported; a bad value, a damaged entry or an unreadable file leaves the
+// whole topic unopened (its files answer EIO). A partition that fails to load is reported and left unopened while
 // the others open. Unopened partitions keep their checkpoint entries.
 // broker holds the topic's configuration from a KRaft metadata log, under
 // overrides; brokerErr says the metadata log could not be read (the topic
 // is then not opened).
-func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]string, brokerErr error, cps rootCheckpoints) *topic {
+func (st *Store) loadTopic(name string, ns []int, broker map[string]string, brokerErr error, cps rootCheckpoints) *topic {
+	overrides := st.stored.overrides[name]
 	if overrides == nil {
 		overrides = map[string]string{}
 	}
@@ -84,6 +85,12 @@ func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]s
 	}
 	if brokerErr != nil {
 		cfgErr = brokerErr
+	}
+	if err := st.stored.unusable(name); err != nil {
+		if st.stored.damaged == nil {
+			lg.WithError(err).Error("stored topic configuration entry damaged: topic not opened, nothing deleted, the entry kept")
+		}
+		cfgErr = err
 	}
 	for _, n := range ns {
 		dir := st.path(kafkaname.PartitionDir(name, n))

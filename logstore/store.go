@@ -33,6 +33,7 @@ type Store struct {
 	mu sync.Mutex
 	// guarded by mu
 	topics map[string]*topic
+	stored *storedTopics // partfs-topics.json as read, and as rewritten
 	closed bool
 
 	stop     chan struct{}

@@ -144,7 +144,7 @@ func (d *daemon) waitLog(timeout time.Duration, subs ...string) bool {
 	}
 }
 
-// stop unmounts cleanly with umount (SPEC §1: the same as SIGTERM, which
+// stop unmounts cleanly with umount (docs/spec.md §1: the same as SIGTERM, which
 // TestSIGTERMRightAfterMount covers) and requires exit status 0.
 func (d *daemon) stop() {
 	d.t.Helper()
