@@ -5,7 +5,8 @@
 #                                       from the current directory), return once the
 #                                       mount answers
 #   ./mount.sh -u [MOUNTPOINT]          unmount cleanly (the daemon flushes, writes
-#                                       checkpoints and the clean-shutdown marker)
+#                                       checkpoints and the clean-shutdown marker);
+#                                       files still open get ENOTCONN after 5 s
 #   ./mount.sh --kafka HOST:PORT[,...] [MOUNTPOINT]   mount a Kafka cluster instead (docs/spec.md §9)
 # Extra daemon flags can be given in PARTFS_FLAGS (e.g. "--read-only --config retention.ms=-1").
 # The daemon logs to MOUNTPOINT's sibling file .partfs-<name>.log (PARTFS_LOG overrides).
@@ -64,7 +65,8 @@ unmount() {
 		fi
 		sleep 0.1
 	done
-	die "$mnt still mounted after 30 s (a process using it? see: fuser -m $mnt)"
+	is_mounted "$mnt" || die "$mnt is detached, but partfs (pid $pid) is still running after 30 s; see its log"
+	die "$mnt is still mounted after 30 s (a process using it? see: fuser -m $mnt)"
 }
 
 # build runs go build every time: Go's build cache rebuilds only what
@@ -141,6 +143,6 @@ case "${1:-}" in
 	kafka=$2
 	mount_bg "" "${3:-./mnt}"
 	;;
--h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' ;;
+-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
 *) mount_bg "$@" ;;
 esac

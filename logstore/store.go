@@ -29,10 +29,13 @@ type Store struct {
 	lock   io.Closer
 	ids    atomic.Uint64
 	clean  bool // the clean-shutdown marker was present at open
+	// partitions opened clean without a segments sidecar (logged once)
+	noSidecar atomic.Int64
 
 	mu sync.Mutex
 	// guarded by mu
 	topics map[string]*topic
+	stored *storedTopics // partfs-topics.json as read, and as rewritten
 	closed bool
 
 	stop     chan struct{}
@@ -75,6 +78,9 @@ func Open(dir string, opt Options) (*Store, error) {
 		st.closeLogs()
 		st.unlock()
 		return nil, err
+	}
+	if n := st.noSidecar.Load(); n > 0 {
+		st.logger.WithField("partitions", n).Info("clean open without partfs's segments sidecar (a broker's directory, or the sidecar removed): ends taken from the segments and indexes, records counted when first asked")
 	}
 	if !opt.ReadOnly && !opt.NoBackground {
 		st.startBackground()

@@ -187,16 +187,23 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		return fmt.Errorf("mount on %s: %w", mf.mountpoint, describeMountError(err))
 	}
 	lg.WithFields(logrus.Fields{"datadir": fsName, "mountpoint": mf.mountpoint, "read_only": mf.readOnly}).Info("mounted")
-	conn, served := fuseConn(mf.mountpoint), make(chan struct{})
+	conn, served, stuck := fuseConn(mf.mountpoint), make(chan struct{}), make(chan struct{})
+	go func() { srv.Wait(); close(served) }()
 	go func() {
 		for sig := range stop {
 			lg.WithField("signal", sig.String()).Info("unmounting")
-			stopServing(srv, mf.mountpoint, conn, served, lg)
+			if !stopServing(srv, mf.mountpoint, conn, served, lg) {
+				close(stuck)
+				return
+			}
 		}
 	}()
-	srv.Wait()
-	close(served)
-	lg.Info("unmounted; closing the store")
+	select {
+	case <-served:
+		lg.Info("unmounted; closing the store")
+	case <-stuck:
+		lg.Warn("closing the store with files still open; the kernel ends their connection when this process exits")
+	}
 	stopCleaner()
 	ferr := fsys.Close()
 	if err := st.Close(); err != nil {
