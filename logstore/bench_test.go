@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"fmt"
+	"github.com/partfs/partfs/compression"
 	"io"
 	"math/rand"
 	"os"
@@ -83,7 +84,7 @@ func benchAppend(b *testing.B, codec string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := record.ParseCodec(codec)
+	c, err := compression.Parse(codec)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"fmt"
+	"github.com/partfs/partfs/compression"
 	"math"
 	"time"
 
@@ -286,7 +287,7 @@ func (l *Log) batchOptions(nowMs int64) (record.BatchOptions, error) {
 	if name == "" || name == "producer" || name == "uncompressed" {
 		name = "none"
 	}
-	c, err := record.ParseCodec(name)
+	c, err := compression.Parse(name)
 	if err != nil {
 		return opt, fmt.Errorf("compression.type %q: %w", l.cfg.Compression, partlog.ErrInvalid)
 	}

@@ -30,6 +30,8 @@ type Store struct {
 	lock   io.Closer
 	ids    atomic.Uint64
 	clean  bool // the clean-shutdown marker was present at open
+	// partitions opened clean without a segments sidecar (logged once)
+	noSidecar atomic.Int64
 
 	mu sync.Mutex
 	// guarded by mu
@@ -77,6 +79,9 @@ func Open(dir string, opt Options) (*Store, error) {
 		st.closeLogs()
 		st.unlock()
 		return nil, err
+	}
+	if n := st.noSidecar.Load(); n > 0 {
+		st.logger.WithField("partitions", n).Info("clean open without partfs's segments sidecar (a broker's directory, or the sidecar removed): ends taken from the segments and indexes, records counted when first asked")
 	}
 	if !opt.ReadOnly && !opt.NoBackground {
 		st.startBackground()
