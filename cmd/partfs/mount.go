@@ -78,22 +78,18 @@ func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, co
 		fmt.Fprint(fl.Output(), mountHelp)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlagsTo(fl, args, stdout, stderr); done {
+	if code, done := parseArgs(fl, args, stdout, stderr); done {
 		return nil, code, true
 	}
 	if mf.kafka.brokers != "" {
-		if fl.NArg() != 1 {
-			fl.Usage()
-			fmt.Fprintln(stderr, "partfs mount: with --kafka, need only MOUNTPOINT")
-			return nil, 2, true
+		if what := argCount(fl.Args(), false, "MOUNTPOINT"); what != "" {
+			return nil, refuse(stderr, "mount", what+" (with --kafka, give only MOUNTPOINT)"), true
 		}
 		mf.mountpoint = fl.Arg(0)
 		return mf, 0, false
 	}
-	if fl.NArg() != 2 {
-		fl.Usage()
-		fmt.Fprintln(stderr, "partfs mount: need DATADIR and MOUNTPOINT")
-		return nil, 2, true
+	if what := argCount(fl.Args(), false, "DATADIR", "MOUNTPOINT"); what != "" {
+		return nil, refuse(stderr, "mount", what), true
 	}
 	mf.datadir, mf.mountpoint = fl.Arg(0), fl.Arg(1)
 	return mf, 0, false
@@ -108,8 +104,7 @@ func mountCmd(args []string) int {
 	}
 	lg, err := mf.log.logger(os.Stderr, "mount")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "partfs mount:", err)
-		return 2
+		return refuse(os.Stderr, "mount", err.Error())
 	}
 	if mf.cpuProfile != "" {
 		f, err := os.Create(mf.cpuProfile)
@@ -121,8 +116,12 @@ func mountCmd(args []string) int {
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	if err := serve(mf, lg); err != nil {
-		lg.WithError(err).Error("partfs mount failed")
-		fmt.Fprintln(os.Stderr, "partfs mount:", err)
+		// Once: a plain line for a person, a log record for a machine.
+		if mf.log.format == "json" {
+			lg.WithError(err).Error("partfs mount failed")
+		} else {
+			fmt.Fprintln(os.Stderr, "partfs mount:", err)
+		}
 		return 1
 	}
 	return 0
@@ -140,6 +139,9 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		return fmt.Errorf("--config: %w", err)
 	}
 	if err := checkMountpoint(mf.mountpoint); err != nil {
+		return err
+	}
+	if err := checkFUSE("/dev/fuse"); err != nil {
 		return err
 	}
 	noteDataDir(mf.datadir, mf.mountpoint, mf.readOnly, lg)
@@ -182,7 +184,7 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	if err != nil {
 		stopCleaner()
 		_ = st.Close()
-		return fmt.Errorf("mount on %s: %w", mf.mountpoint, err)
+		return fmt.Errorf("mount on %s: %w", mf.mountpoint, describeMountError(err))
 	}
 	lg.WithFields(logrus.Fields{"datadir": fsName, "mountpoint": mf.mountpoint, "read_only": mf.readOnly}).Info("mounted")
 	conn, served, stuck := fuseConn(mf.mountpoint), make(chan struct{}), make(chan struct{})
