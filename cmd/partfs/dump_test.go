@@ -25,7 +25,7 @@ func controlKey(typ int16) []byte {
 func TestDumpKRaftSnapshot(t *testing.T) {
 	var enc record.Encoder
 	header := binary.BigEndian.AppendUint64([]byte{0, 0}, 1_700_000_000_000) // version 0, lastContainedLogTimestamp
-	header = append(header, 0)                                                // no tagged fields
+	header = append(header, 0)                                               // no tagged fields
 	seg, err := enc.AppendBatch(nil, 0, []record.Record{{Timestamp: 1, Key: controlKey(3), Value: header}}, record.BatchOptions{Control: true})
 	if err != nil {
 		t.Fatal(err)
