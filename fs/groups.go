@@ -32,6 +32,8 @@ type groupsView struct {
 	f     *FS
 	mu    sync.Mutex
 	parts map[int]*groupsPart // REQUIRES: mu held
+	// unreadable is the last failure of update reportUnreadable logged
+	unreadable string
 }
 
 type groupsPart struct {
@@ -123,13 +125,12 @@ func (v *groupsView) group(name string) (*groupRows, error) {
 	return v.rows(name, grp), nil
 }
 
-// folded returns the group named name as __consumer_offsets describes it.
+// folded returns the group named name as __consumer_offsets describes it;
+// partitions that cannot be read are logged and left out.
 // REQUIRES: mu held.
 func (v *groupsView) folded(name string) (partlog.Group, error) {
 	all, err := v.update()
-	if err != nil {
-		return partlog.Group{}, err
-	}
+	v.reportUnreadable(err)
 	for _, g := range all {
 		if grp := g.Group(name); grp != nil {
 			return groupOf(grp), nil
@@ -154,6 +155,21 @@ func groupOf(grp *internaltopic.Group) partlog.Group {
 		g.Members = append(g.Members, gm)
 	}
 	return g
+}
+
+// reportUnreadable logs the partitions of __consumer_offsets that update
+// could not read (their groups are left out, the others are served), once
+// per change of what failed. REQUIRES: mu held.
+func (v *groupsView) reportUnreadable(err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if msg != v.unreadable && msg != "" {
+		v.f.lg.WithField("file", groupsName).WithError(err).
+			Warn("consumer offsets partitions unreadable: the groups stored there are left out")
+	}
+	v.unreadable = msg
 }
 
 // groupRow is one line of kafka-consumer-groups.sh --describe.
