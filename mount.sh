@@ -73,7 +73,7 @@ unmount() {
 # changed, and leaves the binary alone when nothing did.
 build() {
 	command -v go >/dev/null 2>&1 || die "Go is needed to build partfs (https://go.dev/dl/)"
-	(cd "$repo" && go build -o "$bin" ./cmd/partfs) || die "go build failed"
+	(cd "$repo" && go build -ldflags "-X main.commit=$(scripts/commit.sh)" -o "$bin" ./cmd/partfs) || die "go build failed"
 }
 
 need_fuse() {
