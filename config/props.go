@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
 )
 
 // prop describes one property: how to show it and how to parse, check
