@@ -150,7 +150,7 @@ func (d *windowDir) place(v *viewNode, to int64) (*firstChunk, error) {
 		limit = ly.segs[len(ly.segs)-1].snap.Next
 	}
 	c := newChunk(firstRender)
-	w := &renderer{k: v.k, cur: &cursor{off: v.startOff}, limit: limit, o: &renderOut{dst: *c.buf}}
+	w := &renderer{k: v.k, cur: &cursor{off: v.startOff}, limit: limit, o: &renderOut{dec: ly.dec, dst: *c.buf}}
 	v.startPos, err = ly.posRendering(v.k, v.startOff, w)
 	if err == nil && to >= 0 {
 		var endPos int64

@@ -13,6 +13,7 @@ import (
 
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/internaltopic"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/vfs"
@@ -306,10 +307,15 @@ func (st *Store) closeLogs() error {
 	return errors.Join(errs...)
 }
 
-// stored returns the topic's stored settings: the broker's, then the
-// mount's over them.
-func (t *topic) stored() map[string]string {
-	return withOverrides(t.broker, t.overrides)
+// stored returns the topic's stored settings (storedWith its overrides).
+func (t *topic) stored() map[string]string { return t.storedWith(t.overrides) }
+
+// storedWith returns the settings of the topic with the mount's overrides
+// over: Kafka's own for its internal topics (which a broker of the
+// ZooKeeper era keeps in ZooKeeper, not in the data directory), the
+// broker's from a KRaft metadata log over them, then overrides.
+func (t *topic) storedWith(overrides map[string]string) map[string]string {
+	return withOverrides(withOverrides(internaltopic.Settings(t.name), t.broker), overrides)
 }
 
 // withOverrides returns base with over's keys set over it.

@@ -192,7 +192,7 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	for _, p := range kv {
 		next[p.Key] = p.Value
 	}
-	cfg, err := st.topicConfig(withOverrides(t.broker, next))
+	cfg, err := st.topicConfig(t.storedWith(next))
 	if err != nil {
 		if errors.Is(err, partlog.ErrInvalid) || errors.Is(err, config.ErrInvalid) {
 			return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)

@@ -56,6 +56,7 @@ type mountFlags struct {
 	config                          configFlags
 	datadir, mountpoint             string
 	kafka                           kafkaFlags
+	schemas                         schemaFlags
 }
 
 // parseMountFlags parses the mount command line; done reports that the
@@ -74,6 +75,7 @@ func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, co
 	fl.StringVar(&mf.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole mount to this file")
 	fl.Var(mf.config, "config", "KEY=VALUE topic default for this mount (repeatable; not stored)")
 	mf.kafka.register(fl)
+	mf.schemas.register(fl)
 	fl.Usage = func() {
 		fmt.Fprint(fl.Output(), mountHelp)
 		fl.PrintDefaults()
@@ -179,7 +181,13 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		}
 		defer serveMetrics(ln, mets, lg)()
 	}
-	fsys := pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: mets})
+	codecs, err := mf.schemas.codecs(st, mf.kafka.timeout, mets, lg)
+	if err != nil {
+		stopCleaner()
+		_ = st.Close()
+		return fmt.Errorf("--schema-registry: %w", err)
+	}
+	fsys := pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: mets, Schemas: codecs})
 	srv, err := fsys.Mount(mf.mountpoint, pfs.MountOptions{AllowOther: mf.allowOther, Debug: mf.debugFUSE, FsName: fsName, NoPageCache: mf.noPageCache})
 	if err != nil {
 		stopCleaner()
