@@ -29,6 +29,8 @@ type groupsView struct {
 	f     *FS
 	mu    sync.Mutex
 	parts map[int]*groupsPart // REQUIRES: mu held
+	// unreadable is the last failure of update reportUnreadable logged
+	unreadable string
 }
 
 type groupsPart struct {
@@ -92,15 +94,28 @@ func (v *groupsView) group(name string) (*groupRows, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	all, err := v.update()
-	if err != nil {
-		return nil, err
-	}
+	v.reportUnreadable(err)
 	for _, g := range all {
 		if grp := g.Group(name); grp != nil {
 			return v.rows(grp), nil
 		}
 	}
 	return nil, partlog.ErrNotFound
+}
+
+// reportUnreadable logs the partitions of __consumer_offsets that update
+// could not read (their groups are left out, the others are served), once
+// per change of what failed. REQUIRES: mu held.
+func (v *groupsView) reportUnreadable(err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if msg != v.unreadable && msg != "" {
+		v.f.lg.WithField("file", groupsName).WithError(err).
+			Warn("consumer offsets partitions unreadable: the groups stored there are left out")
+	}
+	v.unreadable = msg
 }
 
 // groupRow is one line of kafka-consumer-groups.sh --describe.

@@ -33,7 +33,7 @@ func (d *windowDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.A
 	return 0
 }
 
-// Readdir lists nothing (SPEC §2): a tree walk reaches every record once,
+// Readdir lists nothing (docs/spec.md §2): a tree walk reaches every record once,
 // through log and log.jsonl, and not once more per segment.
 func (d *windowDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	return gofs.NewListDirStream(nil), 0
@@ -150,7 +150,7 @@ func (d *windowDir) place(v *viewNode, to int64) (*firstChunk, error) {
 		limit = ly.segs[len(ly.segs)-1].snap.Next
 	}
 	c := newChunk(firstRender)
-	w := &renderer{k: v.k, cur: &cursor{off: v.startOff}, limit: limit, o: &renderOut{dst: *c.buf}}
+	w := &renderer{k: v.k, cur: &cursor{off: v.startOff}, limit: limit, o: &renderOut{dec: ly.dec, dst: *c.buf}}
 	v.startPos, err = ly.posRendering(v.k, v.startOff, w)
 	if err == nil && to >= 0 {
 		var endPos int64
@@ -173,7 +173,7 @@ func parseDecimal(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
-// parseTime reads SPEC §2's <T>: epoch ms, RFC 3339, earliest, latest,
+// parseTime reads docs/spec.md §2's <T>: epoch ms, RFC 3339, earliest, latest,
 // max, or a negative duration relative to now (Go durations plus d).
 func parseTime(s string, now time.Time) (int64, error) {
 	switch s {

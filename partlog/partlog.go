@@ -212,7 +212,7 @@ type Segment struct {
 	Slot int64
 }
 
-// Stats is what `stat` shows of a partition (SPEC §5).
+// Stats is what `stat` shows of a partition (docs/spec.md §5).
 type Stats struct {
 	LogStartOffset int64
 	LogEndOffset   int64
