@@ -41,6 +41,8 @@ func toErrno(err error) syscall.Errno {
 		return syscall.ETIMEDOUT
 	case errors.Is(err, partlog.ErrDenied):
 		return syscall.EACCES
+	case errors.Is(err, partlog.ErrBusy):
+		return syscall.EBUSY
 	case errors.Is(err, errEPERM):
 		return syscall.EPERM
 	case errors.Is(err, partlog.ErrCorrupt):

@@ -260,12 +260,9 @@ func TestGroupsFold(t *testing.T) {
 	if a.Offsets[TopicPartition{"t", 0}] != 9 || a.Offsets[TopicPartition{"t", 1}] != 3 {
 		t.Fatalf("offsets %v", a.Offsets)
 	}
-	ps := a.Partitions()
-	if len(ps) != 3 || ps[2] != (TopicPartition{"u", 4}) {
-		t.Fatalf("partitions %v", ps)
-	}
-	if m := a.Owner(TopicPartition{"u", 4}); m == nil || m.ClientID != "c" {
-		t.Fatalf("owner %v", m)
+	if len(a.Members) != 1 || a.Members[0].ClientID != "c" || len(a.Members[0].Assigned) != 1 ||
+		a.Members[0].Assigned[0].Topic != "u" || len(a.Members[0].Assigned[0].Partitions) != 1 || a.Members[0].Assigned[0].Partitions[0] != 4 {
+		t.Fatalf("members %+v", a.Members)
 	}
 }
 
