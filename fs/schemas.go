@@ -21,6 +21,9 @@ type Schemas interface {
 	// topic's key or value subject; ok is false when the topic has no
 	// such subject.
 	Encode(topic string, key bool, js []byte) (payload []byte, ok bool, err error)
+	// HasSubject reports whether the topic has a key or value subject,
+	// without asking its source more than once in a while.
+	HasSubject(topic string, key bool) (bool, error)
 }
 
 // decoder renders the records of one mount with their schema-encoded
@@ -34,6 +37,16 @@ func wireFormat(b []byte) bool { return len(b) >= 5 && b[0] == 0 }
 // decodes reports whether d renders r differently from SPEC §3.
 func (d *decoder) decodes(r *record.Record) bool {
 	return d != nil && (wireFormat(r.Value) || wireFormat(r.Key))
+}
+
+// decodesAny reports whether d renders any of recs differently.
+func (d *decoder) decodesAny(recs []record.Record) bool {
+	for i := range recs {
+		if d.decodes(&recs[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
