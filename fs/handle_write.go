@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -173,7 +174,7 @@ func (h *viewHandle) splitWrite(data []byte) (head, body, rest []byte) {
 // parseAfter parses buf's complete lines into records appended to recs.
 func (h *viewHandle) parseAfter(recs []record.Record, buf []byte) ([]record.Record, error) {
 	if h.n.k == jsonKind {
-		more, _, err := jsonRecords(buf)
+		more, _, err := jsonl.Parse(buf)
 		return append(recs, more...), err
 	}
 	return record.AppendLineRecords(recs, buf), nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -445,7 +446,7 @@ func (ly *layout) gaplessIn(k kind, from, to int64) (bool, error) {
 // as the log may replace it (LogAppendTime). So every timestamp has as
 // many digits as now, and now stands in for each in the JSON length.
 func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
-	tsLen := func(ts int64) int64 { return record.JSONLenAt(0, 0, ts) } // its digits' share
+	tsLen := func(ts int64) int64 { return jsonl.LenAt(0, 0, ts) } // its digits' share
 	if m.maxTs > 0 && (tsLen(m.minTs) != tsLen(now) || tsLen(m.maxTs) != tsLen(now)) {
 		return
 	}
@@ -469,8 +470,8 @@ func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
 		// only where the offset gains a digit, rarely inside one
 		// append: the records between are added as one run.
 		for from < to {
-			at := record.JSONLenAt(0, first+int64(from), now)
-			k := from + sort.Search(to-from, func(d int) bool { return record.JSONLenAt(0, first+int64(from+d), now) != at })
+			at := jsonl.LenAt(0, first+int64(from), now)
+			k := from + sort.Search(to-from, func(d int) bool { return jsonl.LenAt(0, first+int64(from+d), now) != at })
 			s.addRun(first, m.sums, from, k, at+1)
 			from = k
 		}
