@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"syscall"
@@ -207,8 +208,8 @@ func parseDuration(s string) (time.Duration, error) {
 	var days time.Duration
 	if i := strings.IndexByte(s, 'd'); i > 0 {
 		n, err := parseDecimal(s[:i])
-		if err != nil {
-			return 0, err
+		if err != nil || n > math.MaxInt64/int64(24*time.Hour) {
+			return 0, fmt.Errorf("duration %q: %w", s, strconv.ErrSyntax) // as time.ParseDuration's overflow
 		}
 		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
 		if s == "" {
@@ -216,7 +217,7 @@ func parseDuration(s string) (time.Duration, error) {
 		}
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+	if err != nil || d < 0 || d > math.MaxInt64-days || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
 		return 0, fmt.Errorf("duration %q: %w", s, strconv.ErrSyntax)
 	}
 	return days + d, nil

@@ -348,3 +348,34 @@ func TestConsumerGroupRecords(t *testing.T) {
 		t.Fatalf("%v", m)
 	}
 }
+
+// TestSubscriptionV1WithoutOwnedPartitions: kafka-go and kafkajs write a
+// version 1 subscription holding only version 0's fields (topics, user
+// data, which may be null or empty): it decodes to its topics, not base64;
+// bytes after those fields still make it undecodable.
+func TestSubscriptionV1WithoutOwnedPartitions(t *testing.T) {
+	v0 := func(userData int32) []byte {
+		b := []byte{0, 1, 0, 0, 0, 2} // version 1, two topics
+		for _, s := range []string{"orders", "users"} {
+			b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
+			b = append(b, s...)
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(userData))
+		if userData > 0 {
+			b = append(b, make([]byte, userData)...)
+		}
+		return b
+	}
+	for _, ud := range []int32{-1, 0, 3} {
+		sub := v0(ud)
+		if s, ok := consumerSubscription(sub); !ok || len(s) != 2 || s[0].Value != int16(1) || len(s[1].Value.([]any)) != 2 || s[1].Value.([]any)[1] != "users" {
+			t.Errorf("user data %d: %v %v", ud, s, ok)
+		}
+	}
+	if s, ok := consumerSubscription(append(v0(0), 0, 0, 0)); ok {
+		t.Errorf("trailing bytes decoded: %v", s)
+	}
+	if s, ok := consumerSubscription(append([]byte{0, 0}, v0(0)[2:]...)); !ok || s[0].Value != int16(0) {
+		t.Errorf("version 0: %v %v", s, ok)
+	}
+}

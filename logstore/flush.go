@@ -10,7 +10,9 @@ import (
 // directory. The file handles are collected under the log mutex (with
 // references held) and synced outside it, so appends continue meanwhile.
 // The recovery point then advances to the log end offset seen at the start.
-// A failed fsync makes the log refuse appends (sticky error).
+// A failed fsync makes the log refuse appends (sticky error); a log that
+// refuses appends (or whose active segment changed under it) still syncs
+// but reports that error.
 func (l *Log) Sync() error {
 	if l.readOnly {
 		return nil
@@ -18,6 +20,9 @@ func (l *Log) Sync() error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
 	l.mu.Lock()
+	if l.werr == nil && len(l.segs) > 0 {
+		l.refuseChanged() // what was acknowledged before is still synced
+	}
 	end := l.endLocked()
 	held := append([]*segment(nil), l.segs[l.floorSegment(l.recoveryPoint):]...)
 	for _, s := range held {
@@ -43,6 +48,9 @@ func (l *Log) Sync() error {
 			l.werr = wrapIOError(fmt.Errorf("flush %s: %w", l.dir, err))
 			l.logger.WithError(err).Error("fsync failed; the partition refuses appends until reopened")
 		}
+		return l.werr
+	}
+	if l.werr != nil {
 		return l.werr
 	}
 	l.recoveryPoint = max(l.recoveryPoint, end)

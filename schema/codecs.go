@@ -62,9 +62,8 @@ type codec struct {
 
 // latest is a subject's latest version as last asked.
 type latest struct {
-	at  time.Time
-	id  int   // 0: no such subject
-	err error // the source did not answer
+	at time.Time
+	id int // 0: no such subject
 }
 
 // New returns Codecs over opt.Source.
@@ -317,6 +316,12 @@ func (k *codec) encode(js []byte) ([]byte, []int, error) {
 	return b, nil, err
 }
 
+// HasSubject reports whether topic has a key or value subject.
+func (c *Codecs) HasSubject(topic string, key bool) (bool, error) {
+	id, err := c.latestID(Subject(topic, key))
+	return id != 0, err
+}
+
 // latestID returns the ID of subject's latest version, 0 if none, asking
 // the source at most once per LatestTTL.
 func (c *Codecs) latestID(subject string) (int, error) {
@@ -324,19 +329,23 @@ func (c *Codecs) latestID(subject string) (int, error) {
 	c.mu.Lock()
 	l := c.latest[subject]
 	c.mu.Unlock()
-	if l != nil && l.err == nil && now.Sub(l.at) < c.opt.LatestTTL {
+	if l != nil && now.Sub(l.at) < c.opt.LatestTTL {
 		return l.id, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.opt.Timeout)
 	defer cancel()
 	ss, err := c.opt.Source.Version(ctx, subject, Latest)
-	l = &latest{at: now, id: ss.ID}
 	switch {
 	case errors.Is(err, ErrNotFound):
-		l.id = 0
+		ss.ID = 0
+	case err != nil && l != nil:
+		// the source does not answer: what it said last stands
+		c.opt.Logger.WithError(err).WithField("subject", subject).Warn("latest schema version not refreshed")
+		return l.id, nil
 	case err != nil:
 		return 0, err
 	}
+	l = &latest{at: now, id: ss.ID}
 	c.mu.Lock()
 	c.latest[subject] = l
 	c.mu.Unlock()

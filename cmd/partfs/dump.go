@@ -81,9 +81,18 @@ func dumpFile(w io.Writer, file string, opt inspect.DumpOptions) error {
 		return inspect.DumpIndex(w, file, opt)
 	case strings.HasSuffix(name, kafkaname.TxnIndexSuffix):
 		return inspect.DumpTxnIndex(w, file, opt)
+	case isSnapshot(name):
+		return inspect.DumpLog(w, file, opt)
 	case strings.HasSuffix(name, "checkpoint") || name == kafkaname.PartitionMetadataFile || name == kafkaname.MetaPropertiesFile || name == kafkaname.CleanShutdownFile:
 		return inspect.DumpCheckpoint(w, file, opt)
 	default:
 		return inspect.DumpLog(w, file, opt)
 	}
+}
+
+// isSnapshot reports that name is a KRaft metadata snapshot, a log of
+// record batches despite its .checkpoint suffix.
+func isSnapshot(name string) bool {
+	_, _, ok := kafkaname.ParseSnapshotCheckpoint(name)
+	return ok
 }
