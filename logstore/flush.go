@@ -10,7 +10,8 @@ import (
 // directory. The file handles are collected under the log mutex (with
 // references held) and synced outside it, so appends continue meanwhile.
 // The recovery point then advances to the log end offset seen at the start.
-// A failed fsync makes the log refuse appends (sticky error).
+// A failed fsync makes the log refuse appends (sticky error). With nothing
+// appended past the recovery point it does nothing.
 func (l *Log) Sync() error {
 	if l.readOnly {
 		return nil
@@ -19,6 +20,10 @@ func (l *Log) Sync() error {
 	defer l.flushMu.Unlock()
 	l.mu.Lock()
 	end := l.endLocked()
+	if end <= l.recoveryPoint && l.unflushed == 0 {
+		l.mu.Unlock()
+		return nil // everything below the recovery point is durable already
+	}
 	held := append([]*segment(nil), l.segs[l.floorSegment(l.recoveryPoint):]...)
 	for _, s := range held {
 		s.acquire()

@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -82,6 +83,7 @@ func (l *Log) readSegmentsSidecar() map[int64]sidecarSegment {
 	if err != nil || json.Unmarshal(data, &list) != nil {
 		return out
 	}
+	l.sidecarSaved = data
 	for _, e := range list {
 		if e.Next >= e.Base {
 			out[e.Base] = e
@@ -92,6 +94,8 @@ func (l *Log) readSegmentsSidecar() map[int64]sidecarSegment {
 
 // writeSegmentsSidecar records every segment's counts for the next clean
 // open. Segments not counted yet are recorded with -1 and counted lazily.
+// A sidecar that already holds these bytes (read at open or written
+// since) is left as it is.
 func (l *Log) writeSegmentsSidecar() error {
 	if l.readOnly {
 		return nil
@@ -104,8 +108,12 @@ func (l *Log) writeSegmentsSidecar() error {
 	}
 	l.mu.Unlock()
 	data, err := json.Marshal(list)
-	if err != nil {
+	if err != nil || bytes.Equal(data, l.sidecarSaved) {
 		return err
 	}
-	return vfs.WriteFileDurable(l.fs, l.segmentsSidecarPath(), data)
+	if err := vfs.WriteFileDurable(l.fs, l.segmentsSidecarPath(), data); err != nil {
+		return err
+	}
+	l.sidecarSaved = data
+	return nil
 }
