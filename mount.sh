@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Mounts a partfs data directory in the background (SPEC §1).
+# Mounts a partfs data directory in the background (docs/spec.md §1).
 #   ./mount.sh [DATADIR [MOUNTPOINT]]   build (go build: only what changed), mount
 #                                       (default ./data on ./mnt; relative paths are
 #                                       from the current directory), return once the
 #                                       mount answers
 #   ./mount.sh -u [MOUNTPOINT]          unmount cleanly (the daemon flushes, writes
-#                                       checkpoints and the clean-shutdown marker)
-#   ./mount.sh --kafka HOST:PORT[,...] [MOUNTPOINT]   mount a Kafka cluster instead (SPEC §9)
+#                                       checkpoints and the clean-shutdown marker);
+#                                       files still open get ENOTCONN after 5 s
+#   ./mount.sh --kafka HOST:PORT[,...] [MOUNTPOINT]   mount a Kafka cluster instead (docs/spec.md §9)
 # Extra daemon flags can be given in PARTFS_FLAGS (e.g. "--read-only --config retention.ms=-1").
 # The daemon logs to MOUNTPOINT's sibling file .partfs-<name>.log (PARTFS_LOG overrides).
 set -euo pipefail
@@ -64,14 +65,15 @@ unmount() {
 		fi
 		sleep 0.1
 	done
-	die "$mnt still mounted after 30 s (a process using it? see: fuser -m $mnt)"
+	is_mounted "$mnt" || die "$mnt is detached, but partfs (pid $pid) is still running after 30 s; see its log"
+	die "$mnt is still mounted after 30 s (a process using it? see: fuser -m $mnt)"
 }
 
 # build runs go build every time: Go's build cache rebuilds only what
 # changed, and leaves the binary alone when nothing did.
 build() {
 	command -v go >/dev/null 2>&1 || die "Go is needed to build partfs (https://go.dev/dl/)"
-	(cd "$repo" && go build -o "$bin" ./cmd/partfs) || die "go build failed"
+	(cd "$repo" && go build -ldflags "-X main.commit=$(scripts/commit.sh)" -o "$bin" ./cmd/partfs) || die "go build failed"
 }
 
 need_fuse() {
@@ -141,6 +143,6 @@ case "${1:-}" in
 	kafka=$2
 	mount_bg "" "${3:-./mnt}"
 	;;
--h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' ;;
+-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
 *) mount_bg "$@" ;;
 esac

@@ -7,10 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Tools the end-to-end tests drive; Go itself is the only other requirement.
+# Tools the tests run (command:Debian package); Go itself is the only other
+# requirement. systest's TestTestScriptInstallsTools checks the list.
 need=()
-for tool in jq rsync kcat vim lz4 zstd; do
-	command -v $tool >/dev/null 2>&1 || need+=($tool)
+for tool in jq:jq rsync:rsync kcat:kcat vim:vim lz4:lz4 zstd:zstd python3:python3 \
+	tar:tar gzip:gzip awk:mawk od:coreutils timeout:coreutils git:git; do
+	command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
 if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "test.sh: installing ${need[*]}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Filesystem benchmarks (issue 4): builds partfs and the minimal go-fuse
+# Filesystem benchmarks: builds partfs and the minimal go-fuse
 # baseline, then prints each figure with its ratio to the baseline measured
 # in the same run. Needs root and /dev/fuse. Options go to fsbench:
 #   bench/run.sh -size 1024 -samples 200 -partitions 1000 [-work DIR]

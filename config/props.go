@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
+	"github.com/partfs/partfs/compression"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/partfs/partfs/record"
 )
 
 // prop describes one property: how to show it and how to parse, check
@@ -17,11 +17,11 @@ type prop struct {
 	set func(t *Topic, v string) error
 }
 
-// props lists every property in display order (SPEC §6).
+// props lists every property in display order (docs/spec.md §6).
 var props = []prop{
 	{"cleanup.policy", func(t *Topic) string { return t.CleanupPolicy }, setCleanupPolicy},
 	enumProp("compression.type", func(t *Topic) *string { return &t.Compression },
-		append(record.CodecNames(), "producer")...),
+		append(compression.Names(), "producer")...),
 	longProp("segment.bytes", 14, math.MaxInt32, func(t *Topic) *int64 { return &t.SegmentBytes }),
 	longProp("segment.ms", 1, math.MaxInt64, func(t *Topic) *int64 { return &t.SegmentMs }),
 	longProp("segment.jitter.ms", 0, math.MaxInt64, func(t *Topic) *int64 { return &t.SegmentJitterMs }),

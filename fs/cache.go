@@ -41,7 +41,7 @@ var pageMask = int64(os.Getpagesize()) - 1
 // `log.jsonl` are ever cached, and an open only while the stream has no
 // gap (layout.gapless): then every position holds the same bytes
 // whichever open reads it, and an append only adds bytes after the end.
-// Compaction and retention leave a gap where they change bytes (SPEC §3),
+// Compaction and retention leave a gap where they change bytes (docs/spec.md §3),
 // so from the first open that sees one on, the view is read with direct
 // I/O (no open reads the cache again; the first such open without cached
 // readers lets the kernel drop it); cached opens already running finish on

@@ -261,7 +261,7 @@ func (h *contentHandle) Flush(ctx context.Context) (errno syscall.Errno) {
 	return 0
 }
 
-// statText renders SPEC §5.
+// statText renders docs/spec.md §5.
 func (p *part) statText() ([]byte, error) {
 	st := p.log.Stats()
 	var b bytes.Buffer

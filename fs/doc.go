@@ -1,4 +1,4 @@
-// Package fs owns the FUSE filesystem of partfs (SPEC §2–5, §8): the tree of
+// Package fs owns the FUSE filesystem of partfs (docs/spec.md §2–5, §8): the tree of
 // topics and partitions, the rendered views (log, log.jsonl, @offset/N,
 // @time/T, @key/K) with stable byte positions, appends, the config and stat
 // files, and the mapping of partlog errors to errno. It sees the partition
@@ -14,7 +14,7 @@
 // and a sparse position index (a checkpoint every ~64 KiB of rendering) are
 // kept in the sidecar "fs-positions" so a clean mount reads no segment data.
 //
-// Choices where SPEC is silent: a header whose key or value is not valid
+// Choices where docs/spec.md is silent: a header whose key or value is not valid
 // UTF-8 renders as ["k",{"b64":"..."}]; a log.jsonl line without "value" is
 // a tombstone; an empty line written to log.jsonl is invalid (EINVAL);
 // removing a topic or partition directory is refused with EPERM.

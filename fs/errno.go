@@ -16,7 +16,7 @@ import (
 // writing a read-only view).
 var errEPERM = errors.New("operation not permitted")
 
-// toErrno maps an error to the errno of SPEC §8. It is the only place that
+// toErrno maps an error to the errno of docs/spec.md §8. It is the only place that
 // knows the mapping.
 func toErrno(err error) syscall.Errno {
 	var errno syscall.Errno
@@ -41,6 +41,8 @@ func toErrno(err error) syscall.Errno {
 		return syscall.ETIMEDOUT
 	case errors.Is(err, partlog.ErrDenied):
 		return syscall.EACCES
+	case errors.Is(err, partlog.ErrBusy):
+		return syscall.EBUSY
 	case errors.Is(err, errEPERM):
 		return syscall.EPERM
 	case errors.Is(err, partlog.ErrCorrupt):

@@ -10,7 +10,7 @@ import (
 
 // fixedDir is embedded by the directories whose entries no client moves,
 // links or removes (a partition directory, @offset/, @time/, segments/):
-// rename, link and unlink fail with EPERM and change nothing (SPEC §4).
+// rename, link and unlink fail with EPERM and change nothing (docs/spec.md §4).
 type fixedDir struct{ fp *part }
 
 var (

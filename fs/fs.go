@@ -36,6 +36,9 @@ type Options struct {
 	SaveInterval time.Duration
 	// KeyIndex returns the key lookup of a partition (default keyindex.New).
 	KeyIndex func(partlog.Log) KeyLookup
+	// Schemas decodes and encodes schema-encoded payloads (SPEC §11);
+	// nil: keys and values are rendered as SPEC §3 says.
+	Schemas Schemas
 }
 
 // FS is one mounted store.
@@ -232,7 +235,11 @@ func (f *FS) part(topic string, n int) (*part, error) {
 		return nil, err
 	}
 	lg := f.lg.WithFields(logrus.Fields{"topic": topic, "partition": n})
-	p := &part{fsys: f, log: l, lg: lg, ly: newLayout(l, lg)}
+	var dec *decoder
+	if f.opt.Schemas != nil {
+		dec = &decoder{s: f.opt.Schemas}
+	}
+	p := &part{fsys: f, log: l, lg: lg, ly: newDecodingLayout(l, lg, dec)}
 	f.parts[id] = p
 	return p, nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,14 +14,15 @@ import (
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/sirupsen/logrus"
 
 	"github.com/partfs/partfs/internaltopic"
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
 
-// groupsName is the directory of the consumer groups found in
-// __consumer_offsets.
+// groupsName is the directory of the consumer groups (docs/spec.md §12).
 const groupsName = ".groups"
 
 // groupsView folds every partition of __consumer_offsets into its groups
@@ -29,6 +32,8 @@ type groupsView struct {
 	f     *FS
 	mu    sync.Mutex
 	parts map[int]*groupsPart // REQUIRES: mu held
+	// unreadable is the last failure of update reportUnreadable logged
+	unreadable string
 }
 
 type groupsPart struct {
@@ -71,36 +76,100 @@ func (v *groupsView) update() ([]*internaltopic.Groups, error) {
 	return out, errors.Join(errs...)
 }
 
-// names lists the groups that can be file names.
+// groupFileName reports whether group can be a file name of .groups.
+func groupFileName(n string) bool {
+	return n != "" && n != "." && n != ".." && !strings.Contains(n, "/")
+}
+
+// names lists the groups that can be file names: those of the store's
+// group coordinator (a partlog.GroupStore), else those of its
+// __consumer_offsets.
 func (v *groupsView) names() ([]string, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	all, err := v.update()
+	var all []string
+	var err error
+	if gs, ok := v.f.opt.Store.(partlog.GroupStore); ok {
+		all, err = gs.GroupNames()
+	} else {
+		v.mu.Lock()
+		var folds []*internaltopic.Groups
+		folds, err = v.update()
+		for _, g := range folds {
+			all = append(all, g.Names()...)
+		}
+		v.mu.Unlock()
+	}
 	var out []string
-	for _, g := range all {
-		for _, n := range g.Names() {
-			if n != "" && n != "." && n != ".." && !strings.Contains(n, "/") {
-				out = append(out, n)
-			}
+	for _, n := range all {
+		if groupFileName(n) {
+			out = append(out, n)
 		}
 	}
 	return out, err
 }
 
-// group returns a copy of what describe needs of the group named name.
+// group returns what describe needs of the group named name.
 func (v *groupsView) group(name string) (*groupRows, error) {
+	if gs, ok := v.f.opt.Store.(partlog.GroupStore); ok {
+		g, err := gs.DescribeGroup(name)
+		if err != nil {
+			return nil, err
+		}
+		return v.rows(name, g), nil
+	}
 	v.mu.Lock()
-	defer v.mu.Unlock()
-	all, err := v.update()
+	grp, err := v.folded(name)
+	v.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
+	return v.rows(name, grp), nil
+}
+
+// folded returns the group named name as __consumer_offsets describes it;
+// partitions that cannot be read are logged and left out.
+// REQUIRES: mu held.
+func (v *groupsView) folded(name string) (partlog.Group, error) {
+	all, err := v.update()
+	v.reportUnreadable(err)
 	for _, g := range all {
 		if grp := g.Group(name); grp != nil {
-			return v.rows(grp), nil
+			return groupOf(grp), nil
 		}
 	}
-	return nil, partlog.ErrNotFound
+	return partlog.Group{}, partlog.ErrNotFound
+}
+
+// groupOf is grp as partlog describes a group.
+func groupOf(grp *internaltopic.Group) partlog.Group {
+	var g partlog.Group
+	for tp, off := range grp.Offsets {
+		g.Offsets = append(g.Offsets, partlog.GroupOffset{Topic: tp.Topic, Partition: tp.Partition, Offset: off})
+	}
+	for _, m := range grp.Members {
+		gm := partlog.GroupMember{ID: m.ID, ClientID: m.ClientID, Host: m.Host}
+		for _, a := range m.Assigned {
+			for _, p := range a.Partitions {
+				gm.Assigned = append(gm.Assigned, partlog.GroupOffset{Topic: a.Topic, Partition: p})
+			}
+		}
+		g.Members = append(g.Members, gm)
+	}
+	return g
+}
+
+// reportUnreadable logs the partitions of __consumer_offsets that update
+// could not read (their groups are left out, the others are served), once
+// per change of what failed. REQUIRES: mu held.
+func (v *groupsView) reportUnreadable(err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if msg != v.unreadable && msg != "" {
+		v.f.lg.WithField("file", groupsName).WithError(err).
+			Warn("consumer offsets partitions unreadable: the groups stored there are left out")
+	}
+	v.unreadable = msg
 }
 
 // groupRow is one line of kafka-consumer-groups.sh --describe.
@@ -116,25 +185,137 @@ type groupRows struct {
 	rows  []groupRow
 }
 
-// rows describes grp: per partition the committed offset, the log end
-// offset where the partition is in this store, and the owner.
-// REQUIRES: mu held.
-func (v *groupsView) rows(grp *internaltopic.Group) *groupRows {
-	out := &groupRows{group: grp.Name}
-	for _, tp := range grp.Partitions() {
-		row := groupRow{topic: tp.Topic, partition: tp.Partition, current: -1, end: -1}
-		if off, ok := grp.Offsets[tp]; ok {
-			row.current = off
-		}
-		if l, err := v.f.opt.Store.Partition(tp.Topic, int(tp.Partition)); err == nil {
-			row.end = l.EndOffset()
-		}
-		if m := grp.Owner(tp); m != nil {
-			row.consumer, row.host, row.id = m.ID, m.Host, m.ClientID
-		}
-		out.rows = append(out.rows, row)
+// rows describes group name: per partition the committed offset, the log
+// end offset where the partition is in this store (asked of it now), and
+// the owner.
+func (v *groupsView) rows(name string, g partlog.Group) *groupRows {
+	type tp struct {
+		topic string
+		part  int32
 	}
+	rows := map[tp]*groupRow{}
+	row := func(topic string, part int32) *groupRow {
+		r := rows[tp{topic, part}]
+		if r == nil {
+			r = &groupRow{topic: topic, partition: part, current: -1, end: -1}
+			rows[tp{topic, part}] = r
+		}
+		return r
+	}
+	for _, o := range g.Offsets {
+		row(o.Topic, o.Partition).current = o.Offset
+	}
+	for _, m := range g.Members {
+		for _, a := range m.Assigned {
+			r := row(a.Topic, a.Partition)
+			r.consumer, r.host, r.id = m.ID, m.Host, m.ClientID
+		}
+	}
+	out := &groupRows{group: name}
+	for _, r := range rows {
+		if l, err := v.f.opt.Store.Partition(r.topic, int(r.partition)); err == nil {
+			if end, err := l.OffsetForTime(partlog.Latest); err == nil {
+				r.end = end
+			}
+		}
+		out.rows = append(out.rows, *r)
+	}
+	slices.SortFunc(out.rows, func(a, b groupRow) int {
+		return kafkaname.ComparePartitions(a.topic, a.partition, b.topic, b.partition)
+	})
 	return out
+}
+
+// commit resets group's offsets to what lines say (docs/spec.md §12): all
+// or none, only while the group has no members.
+func (v *groupsView) commit(group string, lines []byte) error {
+	offs, err := v.resetOffsets(lines)
+	if err != nil || len(offs) == 0 {
+		return err
+	}
+	if gs, ok := v.f.opt.Store.(partlog.GroupStore); ok {
+		return gs.CommitOffsets(group, offs)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	grp, err := v.folded(group)
+	if err != nil && !errors.Is(err, partlog.ErrNotFound) {
+		return err
+	}
+	if len(grp.Members) > 0 {
+		return fmt.Errorf("group %s has %d active members: %w", group, len(grp.Members), partlog.ErrBusy)
+	}
+	n, err := v.f.opt.Store.Partitions(internaltopic.ConsumerOffsetsName)
+	if err != nil {
+		return fmt.Errorf("committing offsets of group %s: %s: %w", group, internaltopic.ConsumerOffsetsName, err)
+	}
+	p, err := v.f.opt.Store.Partition(internaltopic.ConsumerOffsetsName, internaltopic.GroupPartition(group, n))
+	if err != nil {
+		return err
+	}
+	now := v.f.opt.Now().UnixMilli()
+	recs := make([]record.Record, len(offs))
+	for i, o := range offs {
+		recs[i].Key, recs[i].Value = internaltopic.OffsetCommitRecord(group, o.Topic, o.Partition, o.Offset, now)
+		recs[i].Timestamp = now
+	}
+	_, err = p.Append(recs)
+	return err
+}
+
+// resetOffsets reads lines `TOPIC PARTITION OFFSET|earliest|latest|@T`
+// and resolves each to an offset as kafka-consumer-groups.sh
+// --reset-offsets does: a number outside the log is moved to its nearest
+// end; @T is the first offset at or after T (the end if none).
+func (v *groupsView) resetOffsets(lines []byte) ([]partlog.GroupOffset, error) {
+	var out []partlog.GroupOffset
+	for i, line := range strings.Split(string(lines), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		bad := func(why string) error {
+			return fmt.Errorf("line %d %q: %s: %w", i+1, line, why, partlog.ErrInvalid)
+		}
+		if len(f) != 3 {
+			return nil, bad("want TOPIC PARTITION OFFSET|earliest|latest|@T")
+		}
+		part, err := parseDecimal(f[1])
+		if err != nil || part > 1<<31-1 {
+			return nil, bad("partition")
+		}
+		l, err := v.f.opt.Store.Partition(f[0], int(part))
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %s partition %d: %w", i+1, f[0], part, err)
+		}
+		var off int64
+		switch spec := f[2]; {
+		case spec == "earliest":
+			off, err = l.OffsetForTime(partlog.Earliest)
+		case spec == "latest":
+			off, err = l.OffsetForTime(partlog.Latest)
+		case strings.HasPrefix(spec, "@"):
+			var ts int64
+			if ts, err = parseTime(spec[1:], v.f.opt.Now()); err != nil {
+				return nil, bad(err.Error())
+			}
+			off, err = l.OffsetForTime(ts)
+		default:
+			if off, err = parseDecimal(spec); err != nil {
+				return nil, bad("offset")
+			}
+			var first, end int64
+			if first, err = l.OffsetForTime(partlog.Earliest); err == nil {
+				end, err = l.OffsetForTime(partlog.Latest)
+			}
+			off = min(max(off, first), end)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, partlog.GroupOffset{Topic: f[0], Partition: int32(part), Offset: off})
+	}
+	return out, nil
 }
 
 func dash(n int64) string {
@@ -207,6 +388,7 @@ var (
 	_ = (gofs.NodeLookuper)((*groupsDir)(nil))
 	_ = (gofs.NodeReaddirer)((*groupsDir)(nil))
 	_ = (gofs.NodeGetattrer)((*groupsDir)(nil))
+	_ = (gofs.NodeCreater)((*groupsDir)(nil))
 )
 
 func (d *groupsDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -231,7 +413,7 @@ func (d *groupsDir) Readdir(ctx context.Context) (_ gofs.DirStream, errno syscal
 func (d *groupsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
 	lg := d.f.lg.WithField("file", groupsName+"/"+name)
 	defer guard(lg, "lookup", &errno)
-	group, render := name, (*groupRows).text
+	group, jsonl := name, false
 	if _, err := d.f.groups.group(name); err != nil {
 		g, ok := strings.CutSuffix(name, ".jsonl")
 		if !ok {
@@ -240,9 +422,42 @@ func (d *groupsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 		if _, err := d.f.groups.group(g); err != nil {
 			return nil, toErrno(err)
 		}
-		group, render = g, (*groupRows).jsonl
+		group, jsonl = g, true
 	}
-	gen := func() ([]byte, error) {
+	return child(ctx, d.EmbeddedInode(), name, syscall.S_IFREG, out, func() gofs.InodeEmbedder {
+		return d.groupNode(group, jsonl, lg)
+	}), 0
+}
+
+// Create makes the file of a group that has no committed offsets yet, so
+// that `echo TOPIC PARTITION OFFSET > .groups/G` sets its first ones.
+func (d *groupsDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (_ *gofs.Inode, _ gofs.FileHandle, _ uint32, errno syscall.Errno) {
+	lg := d.f.lg.WithField("file", groupsName+"/"+name)
+	defer guard(lg, "create", &errno)
+	if d.f.ro {
+		return nil, nil, 0, d.f.refuse(lg, "create")
+	}
+	if !groupFileName(name) || strings.HasSuffix(name, ".jsonl") {
+		return nil, nil, 0, fail(lg, "create", fmt.Errorf("group name %q: %w", name, partlog.ErrInvalid))
+	}
+	n := d.groupNode(name, false, lg)
+	ch := d.NewInode(ctx, n, gofs.StableAttr{Mode: syscall.S_IFREG})
+	fh, fl, errno := n.Open(ctx, flags)
+	if errno != 0 {
+		return nil, nil, 0, errno
+	}
+	fillEntry(ctx, ch, out)
+	return ch, fh, fl, 0
+}
+
+// groupNode is the file of group: its describe rows (as JSON lines if
+// jsonl), and, for the text file, resets written to it.
+func (d *groupsDir) groupNode(group string, jsonl bool, lg *logrus.Entry) *contentNode {
+	render := (*groupRows).text
+	if jsonl {
+		render = (*groupRows).jsonl
+	}
+	n := &contentNode{fsys: d.f, lg: lg, gen: func() ([]byte, error) {
 		rows, err := d.f.groups.group(group)
 		if errors.Is(err, partlog.ErrNotFound) {
 			return nil, nil
@@ -251,8 +466,15 @@ func (d *groupsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 			return nil, err
 		}
 		return render(rows), nil
+	}}
+	if !jsonl {
+		n.apply = func(lines []byte) error {
+			if err := d.f.groups.commit(group, lines); err != nil {
+				return err
+			}
+			lg.WithField("offsets", strings.TrimSpace(string(lines))).Info("consumer group offsets reset")
+			return nil
+		}
 	}
-	return child(ctx, d.EmbeddedInode(), name, syscall.S_IFREG, out, func() gofs.InodeEmbedder {
-		return &contentNode{fsys: d.f, lg: lg, gen: gen}
-	}), 0
+	return n
 }

@@ -165,7 +165,7 @@ func (h *viewHandle) fillAhead(want int) error {
 	}
 	size := min(max(want, minAhead, 2*h.fill), maxAhead)
 	c := h.reuseAhead(size)
-	o := renderOut{dst: (*c.buf)[:size], buf: h.buf}
+	o := renderOut{dec: h.n.p.ly.dec, dst: (*c.buf)[:size], buf: h.buf}
 	from := h.cur.off
 	err := readStream(h.n.p.log, h.n.k, &h.cur, h.limit, &o)
 	h.buf, c.data, h.ahead = o.buf, o.dst[:o.n], c
@@ -177,7 +177,7 @@ func (h *viewHandle) fillAhead(want int) error {
 	if o.n > size/2 {
 		h.fill = size
 		if err == nil && size == maxAhead && again {
-			h.st = startStream(h.n.p.log, h.n.k, h.cur, h.limit, h.cur.off-from)
+			h.st = startStream(h.n.p.log, h.n.p.ly.dec, h.n.k, h.cur, h.limit, h.cur.off-from)
 		}
 	}
 	return h.streamEnd(err)

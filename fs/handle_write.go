@@ -14,7 +14,7 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// Write appends the complete lines of data (SPEC §4) at the log's end,
+// Write appends the complete lines of data (docs/spec.md §4) at the log's end,
 // wherever the kernel's off says its end is, and holds the rest.
 func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
 	lg := h.n.lg // guard and fail name the op; no entry built per write

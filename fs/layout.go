@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"sync"
@@ -58,6 +59,7 @@ func (s *segInfo) adopt(sg partlog.Segment) bool {
 type layout struct {
 	log partlog.Log
 	lg  *logrus.Entry
+	dec *decoder // schema-encoded payloads decoded; nil: none
 
 	mu    sync.Mutex
 	segs  []*segInfo        // REQUIRES: mu held; by base, as of the last sync
@@ -66,7 +68,12 @@ type layout struct {
 }
 
 func newLayout(l partlog.Log, lg *logrus.Entry) *layout {
-	ly := &layout{log: l, lg: lg}
+	return newDecodingLayout(l, lg, nil)
+}
+
+// newDecodingLayout is newLayout of renderings that decode with dec.
+func newDecodingLayout(l partlog.Log, lg *logrus.Entry, dec *decoder) *layout {
+	ly := &layout{log: l, lg: lg, dec: dec}
 	ly.load()
 	return ly
 }
@@ -188,6 +195,7 @@ func (ly *layout) scanRendering(s *segInfo, upTo int64, w *renderer) (before [2]
 		return s.length, nil
 	}
 	reached, whole := false, true
+	var lerr error
 	err = ly.log.Read(s.snap, s.next, func(r *record.Record) bool {
 		if r.Offset >= upTo {
 			if !reached {
@@ -198,9 +206,15 @@ func (ly *layout) scanRendering(s *segInfo, upTo int64, w *renderer) (before [2]
 				return false
 			}
 		}
-		s.add(r.Offset, plainLen(r), jsonLen(r)+1)
+		var plain, json int64
+		if plain, json, lerr = ly.lens(r); lerr != nil {
+			whole = false
+			return false
+		}
+		s.add(r.Offset, plain, json)
 		return true
 	})
+	err = cmp.Or(err, lerr, w.failed())
 	if err != nil {
 		return before, fmt.Errorf("scan segment %d of %s-%d from offset %d: %w",
 			s.base, ly.log.Topic(), ly.log.Partition(), s.next, err)
@@ -236,7 +250,7 @@ func (s *segInfo) add(off, plain, json int64) {
 }
 
 // batchCkpt places a checkpoint at first, the first record of an append
-// (its first batch: one per write() by default, SPEC §4), when the append
+// (its first batch: one per write() by default, docs/spec.md §4), when the append
 // is big (ckptEvery bytes or more of log) or follows a big one, unless
 // one is there already or add's spacing puts one there. A lookup of a
 // record in that batch, or of the first one after it (where @time/T

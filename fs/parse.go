@@ -44,7 +44,7 @@ func parseJSONLine(line []byte) (record.Record, error) {
 	return r, err
 }
 
-// A lineParser reads log.jsonl lines in one pass, as strictly as SPEC §4
+// A lineParser reads log.jsonl lines in one pass, as strictly as docs/spec.md §4
 // asks: the line is valid UTF-8 and one JSON object whose field names are
 // exactly those of a record (offset, timestamp, key, value, key_b64,
 // value_b64, headers), each at most once; strings hold no unpaired UTF-16

@@ -8,7 +8,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// partNode is a partition directory (SPEC §2).
+// partNode is a partition directory (docs/spec.md §2).
 type partNode struct {
 	gofs.Inode
 	fixedDir

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 
@@ -20,6 +21,26 @@ func kindLen(k kind, r *record.Record) int64 {
 		return plainLen(r)
 	}
 	return jsonLen(r) + 1
+}
+
+// lens returns the lengths of r's plain and JSON renderings.
+func (ly *layout) lens(r *record.Record) (plain, json int64, err error) {
+	if ly.dec.decodes(r) {
+		return ly.dec.lens(r)
+	}
+	return plainLen(r), jsonLen(r) + 1, nil
+}
+
+// kindLen is kindLen of ly's renderings.
+func (ly *layout) kindLen(k kind, r *record.Record) (int64, error) {
+	if !ly.dec.decodes(r) {
+		return kindLen(k, r), nil
+	}
+	plain, json, err := ly.dec.lens(r)
+	if k == plainKind {
+		return plain, err
+	}
+	return json, err
 }
 
 // posOf returns the stream position of record off (or of the next
@@ -54,14 +75,17 @@ func (ly *layout) posRendering(k kind, off int64, w *renderer) (int64, error) {
 	}
 	ck := s.ckptBefore(func(c ckpt) bool { return c.off > off })
 	pos := ck.pos[k]
+	var lerr error
 	err := ly.log.Read(s.snap, ck.off, func(r *record.Record) bool {
 		if r.Offset >= off {
 			return w.at(s.snap, r)
 		}
-		pos += kindLen(k, r)
-		return true
+		var n int64
+		n, lerr = ly.kindLen(k, r)
+		pos += n
+		return lerr == nil
 	})
-	if err != nil {
+	if err = cmp.Or(err, lerr, w.failed()); err != nil {
 		return 0, ly.readErr(s, ck.off, err)
 	}
 	w.segmentDone(s.snap)
@@ -106,8 +130,12 @@ func (ly *layout) locate(k kind, pos int64) (cursor, error) {
 	}
 	ck := s.ckptBefore(func(c ckpt) bool { return c.pos[k] > rel })
 	at, cur, found := ck.pos[k], cursor{off: s.next}, false
+	var lerr error
 	err := ly.log.Read(s.snap, ck.off, func(r *record.Record) bool {
-		n := kindLen(k, r)
+		var n int64
+		if n, lerr = ly.kindLen(k, r); lerr != nil {
+			return false
+		}
 		if at+n > rel {
 			cur, found = cursor{off: r.Offset, skip: int(rel - at)}, true
 			return false
@@ -115,7 +143,7 @@ func (ly *layout) locate(k kind, pos int64) (cursor, error) {
 		at += n
 		return true
 	})
-	if err != nil {
+	if err = cmp.Or(err, lerr); err != nil {
 		return cursor{}, ly.readErr(s, ck.off, err)
 	}
 	if !found && i+1 < len(ly.segs) {
@@ -129,6 +157,7 @@ func (ly *layout) locate(k kind, pos int64) (cursor, error) {
 // false to end the rendering; without flush the rendering ends when dst is
 // full. buf is render scratch.
 type renderOut struct {
+	dec   *decoder // schema-encoded payloads decoded; nil: none
 	dst   []byte
 	n     int
 	buf   []byte
@@ -160,7 +189,7 @@ func readStream(l partlog.Log, k kind, cur *cursor, limit int64, o *renderOut) e
 		}
 		w.segmentDone(seg)
 	}
-	return nil
+	return w.err
 }
 
 // renderer renders the records a segment read hands it into o, from cur
@@ -173,6 +202,15 @@ type renderer struct {
 	o       *renderOut
 	stopped bool
 	seg     partlog.Segment
+	err     error // a rendering that failed (its schema source did not answer)
+}
+
+// failed returns the error that stopped w, if any; nil for a nil w.
+func (w *renderer) failed() error {
+	if w == nil {
+		return nil
+	}
+	return w.err
 }
 
 // put renders r; false when the rendering is done.
@@ -181,6 +219,9 @@ func (w *renderer) put(r *record.Record) bool {
 		return false
 	}
 	o, cur := w.o, w.cur
+	if o.dec.decodes(r) {
+		return w.putDecoded(r)
+	}
 	if w.k == plainKind && cur.skip == 0 && o.n+len(r.Value)+1 < len(o.dst) {
 		// The common case without renderInto: a line that fits with
 		// room to spare (a tombstone adds nothing).
@@ -205,6 +246,42 @@ func (w *renderer) put(r *record.Record) bool {
 		}
 		if more {
 			return true
+		}
+	}
+}
+
+// putDecoded is put of a record o.dec decodes: rendered into o.buf, then
+// delivered as renderInto delivers a rendering that does not fit.
+func (w *renderer) putDecoded(r *record.Record) bool {
+	o, cur := w.o, w.cur
+	var err error
+	if o.buf, err = o.dec.render(o.buf[:0], w.k, r); err != nil {
+		w.err, w.stopped = err, true
+		return false
+	}
+	if r.Offset != cur.off {
+		cur.skip = 0
+	}
+	if cur.skip == 0 && o.n > 0 && o.n+len(o.buf) > len(o.dst) {
+		// stop at a record boundary, as renderInto does
+		*cur = cursor{off: r.Offset}
+		if o.flush == nil || !o.flush(o, *cur) {
+			w.stopped = true
+			return false
+		}
+	}
+	for {
+		b := o.buf[min(cur.skip, len(o.buf)):]
+		c := copy(o.dst[o.n:], b)
+		o.n += c
+		if c == len(b) {
+			*cur = cursor{off: r.Offset + 1}
+			return true
+		}
+		*cur = cursor{off: r.Offset, skip: cur.skip + c}
+		if o.flush == nil || !o.flush(o, *cur) {
+			w.stopped = true
+			return false
 		}
 	}
 }

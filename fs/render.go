@@ -20,7 +20,7 @@ func (k kind) String() string {
 }
 
 // render appends the rendering of r in kind k to dst. The JSON object is
-// record.AppendJSON's (the one SPEC §3 rendering, shared with `partfs
+// record.AppendJSON's (the one docs/spec.md §3 rendering, shared with `partfs
 // dump --json`).
 func render(dst []byte, k kind, r *record.Record) []byte {
 	if k == plainKind {

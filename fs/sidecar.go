@@ -108,9 +108,21 @@ func decodeSidecar(b []byte) ([]*segInfo, error) {
 	return segs, nil
 }
 
+// decodedSidecarName keeps the bookkeeping of a mount that decodes
+// schema-encoded payloads (its renderings differ where records carry
+// them), in the same format.
+const decodedSidecarName = "fs-positions-decoded"
+
+func (ly *layout) sidecarName() string {
+	if ly.dec != nil {
+		return decodedSidecarName
+	}
+	return sidecarName
+}
+
 // load restores the bookkeeping from the sidecar, if any.
 func (ly *layout) load() {
-	b, err := ly.log.LoadSidecar(sidecarName)
+	b, err := ly.log.LoadSidecar(ly.sidecarName())
 	if errors.Is(err, partlog.ErrNotFound) {
 		return
 	}
@@ -126,7 +138,7 @@ func (ly *layout) load() {
 			return
 		}
 	}
-	ly.lg.WithError(err).WithField("file", sidecarName).Warn("position sidecar unusable; recomputing positions")
+	ly.lg.WithError(err).WithField("file", ly.sidecarName()).Warn("position sidecar unusable; recomputing positions")
 }
 
 // save writes the sidecar if anything changed since the last save. The
@@ -144,7 +156,7 @@ func (ly *layout) save() error {
 		return nil
 	}
 	if err := ly.log.Sync(); err != nil && !errors.Is(err, partlog.ErrReadOnly) {
-		return fmt.Errorf("sync %s-%d before saving %s: %w", ly.log.Topic(), ly.log.Partition(), sidecarName, err)
+		return fmt.Errorf("sync %s-%d before saving %s: %w", ly.log.Topic(), ly.log.Partition(), ly.sidecarName(), err)
 	}
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
@@ -156,11 +168,11 @@ func (ly *layout) save() error {
 	if _, err := ly.end(plainKind); err != nil {
 		return err
 	}
-	if err := ly.log.SaveSidecar(sidecarName, encodeSidecar(ly.segs)); errors.Is(err, partlog.ErrReadOnly) {
+	if err := ly.log.SaveSidecar(ly.sidecarName(), encodeSidecar(ly.segs)); errors.Is(err, partlog.ErrReadOnly) {
 		ly.dirty = false // a partition the store never writes (a KRaft metadata log)
 		return nil
 	} else if err != nil {
-		return fmt.Errorf("save %s of %s-%d: %w", sidecarName, ly.log.Topic(), ly.log.Partition(), err)
+		return fmt.Errorf("save %s of %s-%d: %w", ly.sidecarName(), ly.log.Topic(), ly.log.Partition(), err)
 	}
 	ly.dirty = false
 	return nil

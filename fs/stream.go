@@ -161,21 +161,21 @@ type stream struct {
 
 // startStream starts rendering the records of l from cur below limit;
 // perChunk is about how many records fill a chunk.
-func startStream(l partlog.Log, k kind, cur cursor, limit, perChunk int64) *stream {
+func startStream(l partlog.Log, dec *decoder, k kind, cur cursor, limit, perChunk int64) *stream {
 	s := &stream{quit: make(chan struct{})}
 	span := max(perChunk, 1) * rangeChunks
 	for j := range streamLanes {
 		ch := make(chan *chunk, rangeChunks+1)
 		s.lanes = append(s.lanes, ch)
 		s.wg.Add(1)
-		go s.lane(ch, j, l, k, cur, limit, span)
+		go s.lane(ch, j, l, dec, k, cur, limit, span)
 	}
 	return s
 }
 
 // lane renders ranges j, j+streamLanes, ... of span offsets each from
 // first (range 0 from first itself, which may be inside a record).
-func (s *stream) lane(ch chan *chunk, j int, l partlog.Log, k kind, first cursor, limit, span int64) {
+func (s *stream) lane(ch chan *chunk, j int, l partlog.Log, dec *decoder, k kind, first cursor, limit, span int64) {
 	defer s.wg.Done()
 	defer close(ch)
 	for i := int64(j); ; i += streamLanes {
@@ -186,7 +186,7 @@ func (s *stream) lane(ch chan *chunk, j int, l partlog.Log, k kind, first cursor
 			return
 		}
 		end := min(cur.off+span, limit)
-		if !s.renderRange(ch, l, k, cur, end, end == limit) {
+		if !s.renderRange(ch, l, dec, k, cur, end, end == limit) {
 			return
 		}
 	}
@@ -195,9 +195,9 @@ func (s *stream) lane(ch chan *chunk, j int, l partlog.Log, k kind, first cursor
 // renderRange renders [cur, end) into chunks sent to ch; its final chunk
 // has rangeEnd set, and last when the range ends the stream (or failed).
 // It returns false when the lane is done.
-func (s *stream) renderRange(ch chan *chunk, l partlog.Log, k kind, cur cursor, end int64, final bool) bool {
+func (s *stream) renderRange(ch chan *chunk, l partlog.Log, dec *decoder, k kind, cur cursor, end int64, final bool) bool {
 	c := newChunk(maxAhead)
-	o := renderOut{dst: *c.buf}
+	o := renderOut{dec: dec, dst: *c.buf}
 	o.flush = func(o *renderOut, at cursor) bool {
 		c.data, c.cur = o.dst[:o.n], at
 		if !s.send(ch, c) {

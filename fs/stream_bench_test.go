@@ -40,7 +40,7 @@ func benchStream(b *testing.B, k kind) {
 	size, per := 0, recordsPerChunk(l, k)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := startStream(l, k, cursor{}, l.EndOffset(), per)
+		s := startStream(l, nil, k, cursor{}, l.EndOffset(), per)
 		size = 0
 		for c := s.next(); c != nil; c = s.next() {
 			size += len(c.data)

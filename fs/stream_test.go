@@ -128,7 +128,7 @@ func TestStreamMatchesRendering(t *testing.T) {
 			if c.limit < end {
 				to = start[c.limit]
 			}
-			s := startStream(l, k, c.from, c.limit, c.perChunk)
+			s := startStream(l, nil, k, c.from, c.limit, c.perChunk)
 			var got []byte
 			for ch := s.next(); ch != nil; ch = s.next() {
 				got = append(got, ch.data...)
@@ -155,7 +155,7 @@ func TestStreamMatchesRendering(t *testing.T) {
 // (TestMain checks for leaks) and releases the chunks it had ready.
 func TestStreamStop(t *testing.T) {
 	l, recs := streamLog(t)
-	s := startStream(l, plainKind, cursor{}, recs[len(recs)-1].Offset+1, 100)
+	s := startStream(l, nil, plainKind, cursor{}, recs[len(recs)-1].Offset+1, 100)
 	c := s.next()
 	if c == nil || c.last || len(c.data) == 0 {
 		t.Fatalf("first chunk %+v", c)
@@ -200,7 +200,7 @@ func TestStreamError(t *testing.T) {
 	for _, p := range []bool{false, true} {
 		fl := &failingLog{Log: l, panic: p}
 		fl.n.Store(30000)
-		s := startStream(fl, plainKind, cursor{}, recs[len(recs)-1].Offset+1, 1000)
+		s := startStream(fl, nil, plainKind, cursor{}, recs[len(recs)-1].Offset+1, 1000)
 		var got []byte
 		var last *chunk
 		for c := s.next(); c != nil; c = s.next() {

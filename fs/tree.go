@@ -64,7 +64,8 @@ func (n *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 
 func (n *rootNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	ents := []fuse.DirEntry{{Name: metricsName, Mode: syscall.S_IFREG}}
-	if _, err := n.fsys.opt.Store.Partitions(internaltopic.ConsumerOffsetsName); err == nil {
+	_, groupStore := n.fsys.opt.Store.(partlog.GroupStore)
+	if _, err := n.fsys.opt.Store.Partitions(internaltopic.ConsumerOffsetsName); err == nil || groupStore {
 		ents = append(ents, fuse.DirEntry{Name: groupsName, Mode: syscall.S_IFDIR})
 	}
 	topics, err := n.fsys.opt.Store.Topics()

@@ -134,7 +134,7 @@ func (n *viewNode) fillAttr(out *fuse.AttrOut, size int64) {
 	setTimes(&out.Attr, t)
 }
 
-// Setattr refuses every change, like a Linux append-only file (SPEC §4):
+// Setattr refuses every change, like a Linux append-only file (docs/spec.md §4):
 // truncation, chmod, chown and explicit times fail with EPERM. `touch` of
 // log or log.jsonl (both times "now") succeeds and changes nothing, as on
 // a `chattr +a` file; its times are those of the latest record.

@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,7 +34,7 @@ func (d *windowDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.A
 	return 0
 }
 
-// Readdir lists nothing (SPEC §2): a tree walk reaches every record once,
+// Readdir lists nothing (docs/spec.md §2): a tree walk reaches every record once,
 // through log and log.jsonl, and not once more per segment.
 func (d *windowDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	return gofs.NewListDirStream(nil), 0
@@ -150,7 +151,7 @@ func (d *windowDir) place(v *viewNode, to int64) (*firstChunk, error) {
 		limit = ly.segs[len(ly.segs)-1].snap.Next
 	}
 	c := newChunk(firstRender)
-	w := &renderer{k: v.k, cur: &cursor{off: v.startOff}, limit: limit, o: &renderOut{dst: *c.buf}}
+	w := &renderer{k: v.k, cur: &cursor{off: v.startOff}, limit: limit, o: &renderOut{dec: ly.dec, dst: *c.buf}}
 	v.startPos, err = ly.posRendering(v.k, v.startOff, w)
 	if err == nil && to >= 0 {
 		var endPos int64
@@ -173,7 +174,7 @@ func parseDecimal(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
-// parseTime reads SPEC §2's <T>: epoch ms, RFC 3339, earliest, latest,
+// parseTime reads docs/spec.md §2's <T>: epoch ms, RFC 3339, earliest, latest,
 // max, or a negative duration relative to now (Go durations plus d).
 func parseTime(s string, now time.Time) (int64, error) {
 	switch s {
@@ -207,8 +208,8 @@ func parseDuration(s string) (time.Duration, error) {
 	var days time.Duration
 	if i := strings.IndexByte(s, 'd'); i > 0 {
 		n, err := parseDecimal(s[:i])
-		if err != nil {
-			return 0, err
+		if err != nil || n > math.MaxInt64/int64(24*time.Hour) {
+			return 0, fmt.Errorf("duration %q: %w", s, strconv.ErrSyntax) // as time.ParseDuration's overflow
 		}
 		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
 		if s == "" {
@@ -216,7 +217,7 @@ func parseDuration(s string) (time.Duration, error) {
 		}
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+	if err != nil || d < 0 || d > math.MaxInt64-days || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
 		return 0, fmt.Errorf("duration %q: %w", s, strconv.ErrSyntax)
 	}
 	return days + d, nil

@@ -199,9 +199,8 @@ func TestDumpTimeIndexReportsMismatches(t *testing.T) {
 	tidx := filepath.Join(dir, "00000000000000000000.timeindex")
 	data, _ := os.ReadFile(tidx)
 	ts0, rel0 := index.DecodeTimeEntry(data)
-	_, rel1 := index.DecodeTimeEntry(data[12:])
-	copy(data[0:8], index.EncodeTimeEntry(nil, ts0+1, rel0)[:8])   // wrong timestamp
-	copy(data[20:24], index.EncodeTimeEntry(nil, 0, rel1-1)[8:12]) // offset inside a batch
+	copy(data[0:8], index.EncodeTimeEntry(nil, ts0+1, rel0)[:8]) // wrong timestamp
+	copy(data[20:24], index.EncodeTimeEntry(nil, 0, 1000)[8:12]) // offset past the log
 	os.WriteFile(tidx, data, 0o644)
 	got, err := dump(t, tidx, DumpOptions{VerifyIndex: true})
 	if !errors.Is(err, ErrIndexMismatch) {
@@ -209,7 +208,7 @@ func TestDumpTimeIndexReportsMismatches(t *testing.T) {
 	}
 	for _, want := range []string{
 		fmt.Sprintf("Found timestamp mismatch in :%s\n  Index timestamp: %d, log timestamp: %d\n", tidx, ts0+1, ts0),
-		fmt.Sprintf("The following indexed offsets are not found in the log.\nIndexed offset: %d, found log offset: %d\n", rel1-1, rel1),
+		fmt.Sprintf("The following indexed offsets are not found in the log.\nIndexed offset: %d, found log offset: %d\n", 1000, -1),
 	} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("output:\n%s\nmissing:\n%s", got, want)
@@ -337,5 +336,39 @@ func TestDumpTxnIndex(t *testing.T) {
 	err := DumpTxnIndex(&out, file, DumpOptions{})
 	if err == nil || !strings.Contains(err.Error(), "not a multiple of 34") || strings.Count(out.String(), "\n") != 1 {
 		t.Errorf("torn entry: %v\n%s", err, out.String())
+	}
+}
+
+// TestVerifyTimeIndexAcceptsKafka3Entries writes a partition whose time
+// index entries give, as Kafka 3.x does, the offset of the first record
+// carrying the batch's largest timestamp (the middle record of each
+// batch), not the batch's last offset as Kafka 2.x does: neither dump
+// --verify-index nor check reports damage; an offset past the log still
+// is one.
+func TestVerifyTimeIndexAcceptsKafka3Entries(t *testing.T) {
+	data := t.TempDir()
+	dir := filepath.Join(data, "t-0")
+	os.MkdirAll(dir, 0o755)
+	segment(t, dir, 0, 12, true)
+	tidx := filepath.Join(dir, "00000000000000000000.timeindex")
+	b, _ := os.ReadFile(tidx)
+	if len(b) < 24 {
+		t.Fatalf("time index of %d bytes", len(b))
+	}
+	for at := 0; at+12 <= len(b); at += 12 {
+		ts, rel := index.DecodeTimeEntry(b[at:])
+		copy(b[at:], index.EncodeTimeEntry(nil, ts, rel-1)) // the "b" record: largest timestamp
+	}
+	os.WriteFile(tidx, b, 0o644)
+	if got, err := dump(t, tidx, DumpOptions{VerifyIndex: true}); err != nil {
+		t.Fatalf("Kafka 3.x entries reported: %v\n%s", err, got)
+	}
+	if damaged, out := runCheck(t, data); damaged {
+		t.Fatalf("check reports Kafka 3.x time index entries as damage:\n%s", out)
+	}
+	copy(b[20:24], index.EncodeTimeEntry(nil, 0, 1000)[8:12])
+	os.WriteFile(tidx, b, 0o644)
+	if damaged, out := runCheck(t, data); !damaged || !strings.Contains(out, "Indexed offset: 1000") {
+		t.Fatalf("an entry past the log not reported:\n%s", out)
 	}
 }

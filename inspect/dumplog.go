@@ -20,7 +20,7 @@ import (
 // PrintData one "| offset: ..." line per record with its key and payload.
 // With JSON it prints one object per record instead:
 // {"batch_offset":0,"magic":2,"codec":"none","offset":0,"timestamp":...,"key":...,"value":...,"headers":[...]}
-// (key/value/headers as SPEC §3; control batches' records carry "control":true).
+// (key/value/headers as docs/spec.md §3; control batches' records carry "control":true).
 // At a corrupt batch it prints what was valid before it and returns the
 // error, which names the file and position. A partial tail (a record set cut
 // mid-batch, a crash mid-append) is reported the same way, after Kafka's

@@ -14,7 +14,7 @@ import (
 )
 
 // TestDumpLogJSONMatchesFixtures: `dump --json --print-data` of every fixture
-// gives its expected records (the SPEC §3 fields), plus batch_offset, magic
+// gives its expected records (the docs/spec.md §3 fields), plus batch_offset, magic
 // and codec.
 func TestDumpLogJSONMatchesFixtures(t *testing.T) {
 	dir := testfixtures.Dir(t)

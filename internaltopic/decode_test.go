@@ -260,12 +260,9 @@ func TestGroupsFold(t *testing.T) {
 	if a.Offsets[TopicPartition{"t", 0}] != 9 || a.Offsets[TopicPartition{"t", 1}] != 3 {
 		t.Fatalf("offsets %v", a.Offsets)
 	}
-	ps := a.Partitions()
-	if len(ps) != 3 || ps[2] != (TopicPartition{"u", 4}) {
-		t.Fatalf("partitions %v", ps)
-	}
-	if m := a.Owner(TopicPartition{"u", 4}); m == nil || m.ClientID != "c" {
-		t.Fatalf("owner %v", m)
+	if len(a.Members) != 1 || a.Members[0].ClientID != "c" || len(a.Members[0].Assigned) != 1 ||
+		a.Members[0].Assigned[0].Topic != "u" || len(a.Members[0].Assigned[0].Partitions) != 1 || a.Members[0].Assigned[0].Partitions[0] != 4 {
+		t.Fatalf("members %+v", a.Members)
 	}
 }
 
@@ -349,5 +346,36 @@ func TestConsumerGroupRecords(t *testing.T) {
 	m = decodeJSON(t, ConsumerOffsets, key, nil)
 	if m["value"] != nil || obj(t, m["key"])["memberId"] != "m-1" {
 		t.Fatalf("%v", m)
+	}
+}
+
+// TestSubscriptionV1WithoutOwnedPartitions: kafka-go and kafkajs write a
+// version 1 subscription holding only version 0's fields (topics, user
+// data, which may be null or empty): it decodes to its topics, not base64;
+// bytes after those fields still make it undecodable.
+func TestSubscriptionV1WithoutOwnedPartitions(t *testing.T) {
+	v0 := func(userData int32) []byte {
+		b := []byte{0, 1, 0, 0, 0, 2} // version 1, two topics
+		for _, s := range []string{"orders", "users"} {
+			b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
+			b = append(b, s...)
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(userData))
+		if userData > 0 {
+			b = append(b, make([]byte, userData)...)
+		}
+		return b
+	}
+	for _, ud := range []int32{-1, 0, 3} {
+		sub := v0(ud)
+		if s, ok := consumerSubscription(sub); !ok || len(s) != 2 || s[0].Value != int16(1) || len(s[1].Value.([]any)) != 2 || s[1].Value.([]any)[1] != "users" {
+			t.Errorf("user data %d: %v %v", ud, s, ok)
+		}
+	}
+	if s, ok := consumerSubscription(append(v0(0), 0, 0, 0)); ok {
+		t.Errorf("trailing bytes decoded: %v", s)
+	}
+	if s, ok := consumerSubscription(append([]byte{0, 0}, v0(0)[2:]...)); !ok || s[0].Value != int16(0) {
+		t.Errorf("version 0: %v %v", s, ok)
 	}
 }

@@ -1,13 +1,9 @@
 package internaltopic
 
 import (
-	"maps"
-	"slices"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/partfs/partfs/kafkaname"
 )
 
 // Groups is the state of the classic consumer groups that the records of
@@ -123,41 +119,3 @@ func (g *Groups) Names() []string {
 
 // Group returns the group named name, or nil.
 func (g *Groups) Group(name string) *Group { return g.groups[name] }
-
-// Partitions returns the partitions the group has committed offsets for
-// or whose members are assigned, sorted by topic and partition.
-func (grp *Group) Partitions() []TopicPartition {
-	seen := map[TopicPartition]bool{}
-	for tp := range grp.Offsets {
-		seen[tp] = true
-	}
-	for _, m := range grp.Members {
-		for _, a := range m.Assigned {
-			for _, p := range a.Partitions {
-				seen[TopicPartition{a.Topic, p}] = true
-			}
-		}
-	}
-	out := slices.AppendSeq(make([]TopicPartition, 0, len(seen)), maps.Keys(seen))
-	slices.SortFunc(out, func(a, b TopicPartition) int {
-		return kafkaname.ComparePartitions(a.Topic, a.Partition, b.Topic, b.Partition)
-	})
-	return out
-}
-
-// Owner returns the member assigned tp, or nil.
-func (grp *Group) Owner(tp TopicPartition) *Member {
-	for i := range grp.Members {
-		for _, a := range grp.Members[i].Assigned {
-			if a.Topic != tp.Topic {
-				continue
-			}
-			for _, p := range a.Partitions {
-				if p == tp.Partition {
-					return &grp.Members[i]
-				}
-			}
-		}
-	}
-	return nil
-}

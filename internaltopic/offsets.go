@@ -1,6 +1,7 @@
 package internaltopic
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -155,16 +156,38 @@ func memberObject(version int16, protocolType string, m *kmsg.GroupMetadataValue
 	return append(o, Field{"subscription", Bytes(m.Subscription)}, Field{"assignment", Bytes(m.Assignment)})
 }
 
+// consumerSubscription decodes a "consumer" protocol subscription
+// (Kafka's ConsumerProtocolSubscription), including one that says
+// version 1 or later but ends after version 0's fields (topics, user
+// data), as kafka-go and kafkajs write it: the later fields are absent.
 func consumerSubscription(b []byte) (Object, bool) {
 	var s kmsg.ConsumerMemberMetadata
-	if len(b) == 0 || s.ReadFrom(b) != nil {
+	if len(b) < 2 {
 		return nil, false
+	}
+	if s.ReadFrom(b) != nil {
+		ver, ok := v0Subscription(b, &s)
+		if !ok {
+			return nil, false
+		}
+		s.Version = ver
 	}
 	topics := make([]any, 0, len(s.Topics))
 	for _, t := range s.Topics {
 		topics = append(topics, t)
 	}
 	return Object{{"version", s.Version}, {"topics", topics}}, true
+}
+
+// v0Subscription decodes b's fields as version 0's into s when they are
+// all b holds after its version, and returns the version b says.
+func v0Subscription(b []byte, s *kmsg.ConsumerMemberMetadata) (int16, bool) {
+	ver := int16(binary.BigEndian.Uint16(b))
+	v0 := append([]byte{0, 0}, b[2:]...)
+	if ver < 1 || s.ReadFrom(v0) != nil || !bytes.Equal(s.AppendTo(nil), v0) {
+		return 0, false
+	}
+	return ver, true
 }
 
 // TopicPartitions is a set of partitions of one topic.

@@ -4,27 +4,33 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/partfs/partfs/partlog"
 )
 
-// quarantine is how long, after a call ran out of time, further calls fail
-// at once with partlog.ErrTimeout instead of waiting again: a filesystem
-// request that makes several calls then fails within one timeout. The
-// first call after it tries the cluster again.
+// quarantine is how long, after a call found the cluster unreachable
+// (no answer within the timeout, or every connection refused), further
+// calls fail at once with the same error instead of trying again: the
+// several requests of one system call then fail within one timeout, and a
+// system call never waits longer than the timeout plus this. The first
+// call after it tries the cluster again.
 const quarantine = time.Second
 
 // call runs fn with a context bounded by the timeout and classifies its
-// error. A call that runs out of time is logged with what it was about.
+// error. A call that finds the cluster unreachable is logged with what it
+// was about.
 func (s *Store) call(w where, op string, fn func(ctx context.Context) error) error {
 	s.mu.Lock()
-	down := time.Until(s.downUntil)
+	down, downErr := time.Until(s.downUntil), s.downErr
 	s.mu.Unlock()
 	if down > 0 {
-		return fmt.Errorf("%s: %s: cluster did not answer within %v: %w", w, op, s.opt.Timeout, partlog.ErrTimeout)
+		return fmt.Errorf("%s: %s: cluster unreachable a moment ago: %w", w, op, downErr)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opt.Timeout)
 	defer cancel()
@@ -35,16 +41,36 @@ func (s *Store) call(w where, op string, fn func(ctx context.Context) error) err
 	if errors.Is(err, partlog.ErrNotFound) || errors.Is(err, partlog.ErrInvalid) {
 		return err // already classified (a missing partition, a refusal)
 	}
-	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-		s.mu.Lock()
-		s.downUntil = time.Now().Add(quarantine)
-		s.mu.Unlock()
-		s.opt.Logger.WithFields(logrus.Fields{"broker": w.broker, "topic": w.topic, "partition": w.partition, "op": op,
-			"timeout": s.opt.Timeout.String()}).WithError(err).Warn("kafka cluster did not answer in time")
-		if !errors.Is(err, partlog.ErrTimeout) {
-			err = fmt.Errorf("%s: %s: no answer within %v: %w: %w", w, op, s.opt.Timeout, partlog.ErrTimeout, err)
-		}
-		return err
+	timedOut := ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)
+	if !timedOut && !unreachable(err) {
+		return classify(w, op, err)
 	}
-	return classify(w, op, err)
+	if timedOut && !errors.Is(err, partlog.ErrTimeout) {
+		err = fmt.Errorf("%s: %s: no answer within %v: %w: %w", w, op, s.opt.Timeout, partlog.ErrTimeout, err)
+	} else if !timedOut {
+		err = classify(w, op, err)
+	}
+	s.mu.Lock()
+	s.downUntil, s.downErr = time.Now().Add(quarantine), err
+	s.mu.Unlock()
+	msg := "kafka cluster unreachable"
+	if timedOut {
+		msg = "kafka cluster did not answer in time"
+	}
+	s.opt.Logger.WithFields(logrus.Fields{"broker": w.broker, "topic": w.topic, "partition": w.partition, "op": op,
+		"timeout": s.opt.Timeout.String()}).WithError(err).Warn(msg)
+	return err
+}
+
+// unreachable reports whether err says that no broker could be reached
+// (a refused or reset connection, a network error), as opposed to an
+// answer of the cluster.
+func unreachable(err error) bool {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &ne)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/partfs/partfs/compression"
 	"hash/crc32"
 	"sync"
 
@@ -193,7 +194,7 @@ func codecOf(name string) (record.Codec, error) {
 	case "", "producer", "uncompressed", "none":
 		return record.None, nil
 	}
-	c, err := record.ParseCodec(name)
+	c, err := compression.Parse(name)
 	if err != nil {
 		return 0, fmt.Errorf("compression.type %q: %w", name, partlog.ErrInvalid)
 	}

@@ -34,6 +34,7 @@ type Store struct {
 	closed bool                  // REQUIRES: mu held
 	// downUntil: calls fail at once until then (see quarantine)
 	downUntil time.Time // REQUIRES: mu held
+	downErr   error     // the failure that began the quarantine; REQUIRES: mu held
 }
 
 type partKey struct {

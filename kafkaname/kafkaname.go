@@ -139,3 +139,27 @@ func ParseSegmentFile(name, suffix string) (int64, bool) {
 	n, err := strconv.ParseInt(stem, 10, 64)
 	return n, err == nil
 }
+
+// SnapshotCheckpointSuffix ends the name of a KRaft metadata snapshot,
+// "<20-digit end offset>-<10-digit epoch>.checkpoint": a record-batch log
+// (a snapshot header control batch, metadata records, a footer), not a
+// text checkpoint.
+const SnapshotCheckpointSuffix = ".checkpoint"
+
+// ParseSnapshotCheckpoint parses a KRaft snapshot's file name into the
+// offset it ends at and the epoch of that offset.
+func ParseSnapshotCheckpoint(name string) (end int64, epoch int32, ok bool) {
+	stem, found := strings.CutSuffix(name, SnapshotCheckpointSuffix)
+	off, ep, dash := strings.Cut(stem, "-")
+	if !found || !dash || len(off) != 20 || len(ep) != 10 || !digits(off) || !digits(ep) {
+		return 0, 0, false
+	}
+	n, err1 := strconv.ParseInt(off, 10, 64)
+	e, err2 := strconv.ParseInt(ep, 10, 32)
+	return n, int32(e), err1 == nil && err2 == nil
+}
+
+// digits reports that s is all decimal digits.
+func digits(s string) bool {
+	return strings.TrimLeft(s, "0123456789") == ""
+}

@@ -65,3 +65,16 @@ func TestSegmentNames(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSnapshotCheckpoint(t *testing.T) {
+	if end, epoch, ok := ParseSnapshotCheckpoint("00000000000000000035-0000000001.checkpoint"); !ok || end != 35 || epoch != 1 {
+		t.Fatalf("got %d %d %v", end, epoch, ok)
+	}
+	for _, name := range []string{"recovery-point-offset-checkpoint", "leader-epoch-checkpoint", "35-1.checkpoint",
+		"00000000000000000035-000000001.checkpoint", "00000000000000000035-0000000001.log", "0000000000000000003x-0000000001.checkpoint",
+		"00000000000000000035-9999999999.checkpoint"} {
+		if _, _, ok := ParseSnapshotCheckpoint(name); ok {
+			t.Errorf("%s parsed as a snapshot", name)
+		}
+	}
+}

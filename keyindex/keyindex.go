@@ -1,5 +1,5 @@
 // Package keyindex owns the key -> latest offset lookup behind `@key/K`
-// (SPEC §2): built once per Index by one scan of the partition, then kept
+// (docs/spec.md §2): built once per Index by one scan of the partition, then kept
 // current by reading only the records appended since (it follows
 // partlog.Log.Changed), so a lookup never scans the partition.
 //

@@ -129,7 +129,7 @@ func recoversBefore(t *testing.T, name string, during [][]byte) {
 }
 
 // Without Options.BatchBytes, the records of one append are one batch
-// (SPEC §4: the complete lines of one write()): 900 KiB of lines, under
+// (docs/spec.md §4: the complete lines of one write()): 900 KiB of lines, under
 // max.message.bytes, are one batch.
 func TestOneBatchPerAppend(t *testing.T) {
 	fs := vfs.NewCrashFS()

@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"fmt"
+	"github.com/partfs/partfs/compression"
 	"io"
 	"math/rand"
 	"os"
@@ -83,7 +84,7 @@ func benchAppend(b *testing.B, codec string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := record.ParseCodec(codec)
+	c, err := compression.Parse(codec)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func benchLogBatches(b *testing.B, dir string, n, per int, cfg map[string]string
 // from the page cache): plain pread, and pread plus the CRC-32C of what
 // it read. The log's read (through a mapping of the segment, see
 // scanMapped) does more with those bytes: it checks every batch's CRC
-// (which SPEC requires of a read) and parses and delivers every record. x-plain-pread and x-pread-crc are the medians of the
+// (which docs/spec.md requires of a read) and parses and delivers every record. x-plain-pread and x-pread-crc are the medians of the
 // rounds' ratios (the baseline's time over ours). x-scan is the ceiling of
 // x-plain-pread for a read that checks every batch as ours does: plain
 // pread's time over that of a third pass, our own scan of the same

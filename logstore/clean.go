@@ -55,7 +55,7 @@ func (l *Log) NewCleanedSegment(base int64) (*CleanedSegment, error) {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	l.mu.Lock()
-	s := &segment{dir: l.dir, base: base, stamp: openStamp(f, path), log: f, path: path, suffix: kafkaname.CleanedSuffix, next: base,
+	s := &segment{dir: l.dir, base: base, stamp: openStamp(f, path), log: f, path: path, suffix: kafkaname.CleanedSuffix, next: base, lastPos: -1,
 		maxTs: -1, offMaxTs: base, rollTs: -1, created: l.now(), records: -1}
 	err = l.openIndexes(s, true, true)
 	l.mu.Unlock()

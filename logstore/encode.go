@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"fmt"
+	"github.com/partfs/partfs/compression"
 	"math"
 	"time"
 
@@ -54,7 +55,7 @@ func (l *Log) batchLimit() int64 {
 }
 
 // cutAt is where the uncompressed encoders cut a batch under limit: at
-// the limit, so all records of one append are one batch (SPEC §4), unless
+// the limit, so all records of one append are one batch (docs/spec.md §4), unless
 // Options.BatchBytes asks for smaller batches, as Kafka's producer
 // batch.size cuts what it sends. REQUIRES: mu held.
 func (l *Log) cutAt(limit int64) int {
@@ -286,7 +287,7 @@ func (l *Log) batchOptions(nowMs int64) (record.BatchOptions, error) {
 	if name == "" || name == "producer" || name == "uncompressed" {
 		name = "none"
 	}
-	c, err := record.ParseCodec(name)
+	c, err := compression.Parse(name)
 	if err != nil {
 		return opt, fmt.Errorf("compression.type %q: %w", l.cfg.Compression, partlog.ErrInvalid)
 	}

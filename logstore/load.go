@@ -18,9 +18,9 @@ import (
 
 // loadAll opens every partition directory of the data directory.
 func (st *Store) loadAll() error {
-	overrides, err := st.readTopicsFile()
-	if err != nil {
-		return err
+	st.stored = st.readTopicsFile()
+	if err := st.stored.damaged; err != nil {
+		st.logger.WithError(err).Error("stored topic configuration unreadable: no topic opened, nothing deleted, the file left as it is")
 	}
 	cps, err := st.readCheckpoints()
 	if err != nil {
@@ -45,14 +45,14 @@ func (st *Store) loadAll() error {
 	var brokerErr error
 	if ns, ok := parts[metadataTopic]; ok {
 		delete(parts, metadataTopic)
-		broker, brokerErr = st.brokerConfigs(st.loadTopic(metadataTopic, ns, overrides[metadataTopic], nil, nil, cps))
+		broker, brokerErr = st.brokerConfigs(st.loadTopic(metadataTopic, ns, nil, nil, cps))
 		if brokerErr != nil {
 			st.logger.WithError(brokerErr).Error("cannot read the topic configurations of the metadata log: no topic opened, nothing deleted")
 		}
 	}
 	loads := make([]topicLoad, 0, len(parts))
 	for name, ns := range parts {
-		loads = append(loads, topicLoad{name, ns, overrides[name], broker[name], brokerErr})
+		loads = append(loads, topicLoad{name, ns, broker[name], brokerErr})
 	}
 	st.loadTopics(loads, cps)
 	return nil
@@ -60,25 +60,26 @@ func (st *Store) loadAll() error {
 
 // topicLoad is what loadTopics is given for one topic.
 type topicLoad struct {
-	name              string
-	ns                []int
-	overrides, broker map[string]string
-	brokerErr         error
+	name      string
+	ns        []int
+	broker    map[string]string
+	brokerErr error
 }
 
 // loadTopic opens the partitions ns of topic name (loadTopics).
-func (st *Store) loadTopic(name string, ns []int, overrides, broker map[string]string, brokerErr error, cps rootCheckpoints) *topic {
-	return st.loadTopics([]topicLoad{{name, ns, overrides, broker, brokerErr}}, cps)[0]
+func (st *Store) loadTopic(name string, ns []int, broker map[string]string, brokerErr error, cps rootCheckpoints) *topic {
+	return st.loadTopics([]topicLoad{{name, ns, broker, brokerErr}}, cps)[0]
 }
 
 // loadTopics opens the partitions of every topic given, spread over
 // several goroutines. A stored setting it cannot use never changes what
-// is kept: an unknown key is kept and reported; a bad value leaves the
-// whole topic unopened (its files answer EIO). A partition that fails to
-// load is reported and left unopened while the others open. Unopened
-// partitions keep their checkpoint entries. A topic's broker settings come
-// from a KRaft metadata log, under its overrides; brokerErr says the
-// metadata log could not be read (the topic is then not opened).
+// is kept: an unknown key is kept and reported; a bad value, a damaged
+// entry or an unreadable file leaves the whole topic unopened (its files
+// answer EIO). A partition that fails to load is reported and left
+// unopened while the others open. Unopened partitions keep their
+// checkpoint entries. A topic's broker settings come from a KRaft
+// metadata log, under its overrides; brokerErr says the metadata log
+// could not be read (the topic is then not opened).
 func (st *Store) loadTopics(loads []topicLoad, cps rootCheckpoints) []*topic {
 	type job struct {
 		t   *topic
@@ -100,11 +101,11 @@ func (st *Store) loadTopics(loads []topicLoad, cps rootCheckpoints) []*topic {
 		if j.err != nil {
 			return j.err
 		}
-		l, err := st.loadLog(j.t.name, j.n, st.path(kafkaname.PartitionDir(j.t.name, j.n)), j.cfg, cps.forLog(j.t.name, j.n))
+		dir := st.path(kafkaname.PartitionDir(j.t.name, j.n))
+		l, err := st.loadLog(j.t.name, j.n, dir, j.cfg, cps.forLog(j.t.name, j.n))
 		j.t.logs[j.n] = l // each job has its own slot
 		if err != nil {
-			st.logger.WithError(err).WithField("topic", j.t.name).WithField("path", st.path(kafkaname.PartitionDir(j.t.name, j.n))).
-				Error("partition not opened")
+			st.logger.WithError(err).WithField("topic", j.t.name).WithField("path", dir).Error("partition not opened")
 		}
 		return err
 	})
@@ -126,15 +127,16 @@ func (st *Store) loadTopics(loads []topicLoad, cps rootCheckpoints) []*topic {
 // the first partition that has one) and returns its configuration, or the
 // error that keeps its partitions unopened.
 func (st *Store) newTopic(tl topicLoad) (*topic, config.Topic, error) {
-	overrides := tl.overrides
+	name, ns, broker := tl.name, tl.ns, tl.broker
+	overrides := st.stored.overrides[name]
 	if overrides == nil {
 		overrides = map[string]string{}
 	}
-	lg := st.logger.WithField("topic", tl.name)
-	sort.Ints(tl.ns)
-	t := &topic{name: tl.name, overrides: overrides, broker: tl.broker, logs: make([]*Log, tl.ns[len(tl.ns)-1]+1), unopened: map[int]error{}}
-	if len(tl.broker) > 0 {
-		lg.WithField("keys", len(tl.broker)).Info("topic configuration from the metadata log")
+	lg := st.logger.WithField("topic", name)
+	sort.Ints(ns)
+	t := &topic{name: name, overrides: overrides, broker: broker, logs: make([]*Log, ns[len(ns)-1]+1), unopened: map[int]error{}}
+	if len(broker) > 0 {
+		lg.WithField("keys", len(broker)).Info("topic configuration from the metadata log")
 	}
 	cfg, unknown, cfgErr := config.ApplyStored(st.base, t.stored())
 	if len(unknown) > 0 {
@@ -147,11 +149,17 @@ func (st *Store) newTopic(tl topicLoad) (*topic, config.Topic, error) {
 	if tl.brokerErr != nil {
 		cfgErr = tl.brokerErr
 	}
-	for _, n := range tl.ns {
+	if err := st.stored.unusable(name); err != nil {
+		if st.stored.damaged == nil {
+			lg.WithError(err).Error("stored topic configuration entry damaged: topic not opened, nothing deleted, the entry kept")
+		}
+		cfgErr = err
+	}
+	for _, n := range ns {
 		if !checkpoint.UUID(t.id).IsZero() {
 			break
 		}
-		t.id, _ = st.readTopicID(st.path(kafkaname.PartitionDir(tl.name, n)))
+		t.id, _ = st.readTopicID(st.path(kafkaname.PartitionDir(name, n)))
 	}
 	return t, cfg, cfgErr
 }
@@ -193,12 +201,15 @@ func (st *Store) loadLog(topic string, n int, dir string, cfg config.Topic, cp l
 
 // loadSegments finishes loading after the segment files are open.
 func (l *Log) loadSegments(cp logCheckpoints, clean bool) error {
-	side := l.readSegmentsSidecar()
 	rp := cp.recoveryPoint
 	if !cp.hasRecoveryPoint {
 		rp = 0
 	}
 	if len(l.segs) > 0 && clean {
+		side, found := l.readSegmentsSidecar()
+		if !found {
+			l.store.noSidecar.Add(1)
+		}
 		l.loadClean(side)
 	} else if len(l.segs) > 0 {
 		if err := l.recoverFrom(rp); err != nil {
@@ -256,7 +267,7 @@ func (l *Log) openSegment(f segmentFiles) (*segment, error) {
 		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
 	s := &segment{dir: l.dir, base: f.base, id: l.store.nextID(), stamp: fileStamp(fi, path), log: file, path: path, size: fi.Size(),
-		next: f.base, maxTs: -1, offMaxTs: f.base, rollTs: -1, created: l.now(), jitter: l.rollJitter(),
+		next: f.base, lastPos: -1, maxTs: -1, offMaxTs: f.base, rollTs: -1, created: l.now(), jitter: l.rollJitter(),
 		records: -1, suffix: f.suffix}
 	if err := l.openIndexes(s, false, false); err != nil {
 		file.Close()
@@ -265,11 +276,13 @@ func (l *Log) openSegment(f segmentFiles) (*segment, error) {
 	return s, nil
 }
 
-// loadClean trusts what a clean shutdown left: sizes, the last index
-// entries and the segments sidecar. No segment data is read unless the
-// sidecar is missing (then only the active segment's tail after its last
-// index entry) or an index fails its cheap check. REQUIRES: mu held or the
-// log not shared.
+// loadClean trusts what a clean shutdown left once it agrees with the
+// segments: sizes, the last index entries and the segments sidecar, each
+// entry cross-checked by its segment's last batch (checkEntry). A segment
+// without a usable entry takes the next segment's base as its end, and the
+// active one scans its tail after its last index entry (Kafka's clean
+// load); an index failing its cheap check is rebuilt. REQUIRES: mu held or
+// the log not shared.
 func (l *Log) loadClean(side map[int64]sidecarSegment) {
 	for i, s := range l.segs {
 		limit := int64(math.MaxInt64)
@@ -282,9 +295,14 @@ func (l *Log) loadClean(side map[int64]sidecarSegment) {
 			continue
 		}
 		s.maxTs, s.offMaxTs = s.tidx.LastEntry()
-		if e, ok := side[s.base]; ok && e.Size == s.size {
-			s.next, s.records, s.maxTs, s.offMaxTs = e.Next, e.Records, e.MaxTs, e.OffMaxTs
-			continue
+		if e, ok := side[s.base]; ok {
+			err := s.checkEntry(e, limit, i == len(l.segs)-1)
+			if err == nil {
+				s.next, s.records, s.maxTs, s.offMaxTs = e.Next, e.Records, e.MaxTs, e.OffMaxTs
+				continue
+			}
+			l.logger.WithError(err).WithField("segment", s.path).WithField("file", l.segmentsSidecarPath()).
+				Warn("segments sidecar entry disagrees with the segment: ignored, taken from the segment")
 		}
 		if i+1 < len(l.segs) {
 			s.next = l.segs[i+1].base
@@ -332,6 +350,7 @@ func (l *Log) scanTail(s *segment) error {
 		}
 		h := &sc.Batch().Header
 		s.next = max(s.next, h.LastOffset()+1)
+		s.lastPos = sc.Batch().Pos
 		end = sc.Batch().Pos + h.Size()
 	}
 	if err := sc.Err(); err != nil || end != s.size {
@@ -344,7 +363,7 @@ func (l *Log) scanTail(s *segment) error {
 // segment so that offsets still answer.
 func (l *Log) emptyReadOnly(start int64) error {
 	s := &segment{dir: l.dir, base: max(start, 0), id: l.store.nextID(), log: emptyFile{},
-		path: segmentPath(l.dir, max(start, 0), kafkaname.LogSuffix), next: max(start, 0), maxTs: -1, rollTs: -1, created: l.now()}
+		path: segmentPath(l.dir, max(start, 0), kafkaname.LogSuffix), next: max(start, 0), lastPos: -1, maxTs: -1, rollTs: -1, created: l.now()}
 	if err := l.memIndexes(s, 0); err != nil {
 		return err
 	}
@@ -357,9 +376,9 @@ func (l *Log) close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var errs []error
-	// An active segment not written since a clean open is as it was:
-	// nothing to trim, release or sync.
 	if !l.readOnly && l.werr == nil && len(l.segs) > 0 {
+		// An active segment not written since a clean open is as it
+		// was: nothing to trim, release or sync.
 		if a := l.active(); a.expanded || a.allocEnd > a.size {
 			errs = append(errs, a.seal(), a.releaseAlloc(), a.syncFiles())
 		}

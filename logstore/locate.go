@@ -79,7 +79,13 @@ type fileWindow struct {
 	buf   []byte
 	pos   int64
 	n     int
-	probe int64 // the size of the next header read, when not headerProbe
+	probe int64                // the size of the next header read, when not headerProbe
+	peek  [nextHeaderPeek]byte // a next batch header a read confirms with
+	// before is the last offset of the V2 batch before the one findBatch
+	// found, when the scan saw it (beforeKnown; the segment's base offset
+	// less one for its first batch)
+	before      int64
+	beforeKnown bool
 }
 
 var fileWindows = sync.Pool{New: func() any { return &fileWindow{buf: make([]byte, recordChunk)} }}
@@ -163,8 +169,16 @@ type batchMatcher func(w *fileWindow, p int64, h record.BatchHeader) (bool, erro
 // size for which match is true. A first batch past target means the index
 // entry is wrong (errIndexMismatch), as does any failure to parse the
 // first header of a scan starting inside the segment.
+//
+// The offsets the headers give are checked as the scan passes them, as
+// record.OffsetOrder checks a reader's batches: no V2 batch below the
+// segment's base offset (its file name) or not above the last offset of
+// the V2 batch before it. A header that fails is a corruption at its
+// position (a checking scan tells which of the two batches is damaged).
 func (s *segment) findBatch(w *fileWindow, pos, size, target int64, match batchMatcher) (int64, record.BatchHeader, error) {
+	prevLast := s.base - 1
 	for p := pos; p < size; {
+		before := prevLast
 		h, err := w.header(s, p, size)
 		if p == pos && pos > 0 && (err != nil || h.Magic >= 2 && h.BaseOffset > target) {
 			return 0, h, errIndexMismatch
@@ -172,7 +186,15 @@ func (s *segment) findBatch(w *fileWindow, pos, size, target int64, match batchM
 		if err != nil {
 			return 0, h, err
 		}
+		if h.Magic >= 2 {
+			if h.BaseOffset <= prevLast {
+				return 0, h, &record.CorruptionError{File: s.path, Pos: p, Reason: fmt.Sprintf(
+					"batch base offset %d does not follow offset %d (the segment's base offset or the last offset of the batch before it)", h.BaseOffset, prevLast)}
+			}
+			prevLast = h.LastOffset()
+		}
 		if ok, err := match(w, p, h); ok || err != nil {
+			w.before, w.beforeKnown = before, p > pos || p == 0
 			return p, h, err
 		}
 		p += h.Size()

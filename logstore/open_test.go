@@ -68,8 +68,8 @@ func TestCleanOpenReadsNoSegmentData(t *testing.T) {
 				t.Fatalf("%s: records %d", l.Topic(), s.Records)
 			}
 		}
-		if clean && openReads != 0 {
-			t.Fatalf("clean open read segment data %d times", openReads)
+		if clean && openReads > int64(segments) {
+			t.Fatalf("clean open read segment data %d times for %d segments: more than each last batch's header", openReads, segments)
 		}
 		if clean && indexReads > int64(2*segments) {
 			t.Fatalf("clean open made %d index reads for %d segments: more than the last entries", indexReads, segments)

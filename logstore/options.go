@@ -51,7 +51,7 @@ type Options struct {
 
 	// BatchBytes, if positive, cuts an uncompressed append into batches
 	// of at most this many bytes (a record larger gets a batch of its
-	// own). Zero: one batch per append, as SPEC §4 has it for a write();
+	// own). Zero: one batch per append, as docs/spec.md §4 has it for a write();
 	// max.message.bytes bounds batches either way. Smaller batches make
 	// finding one record cheaper (it reads and checks its batch whole).
 	BatchBytes int

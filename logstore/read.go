@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"encoding/binary"
 	"errors"
 	"sync"
 
@@ -32,12 +33,20 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	defer l.releaseAll([]*segment{s})
 	dec := decoders.Get().(*record.Decoder)
 	defer decoders.Put(dec)
-	v := recordFilter{s: s, next: seg.Next, from: from, aborted: l.abortedIn(seg.Base, seg.Next), fn: fn, dec: dec,
-		order: record.NewOffsetOrder(seg.Base, seg.Next)}
 	w := getWindow()
 	defer putWindow(w)
+	v := recordFilter{s: s, next: seg.Next, from: from, aborted: l.abortedIn(seg.Base, seg.Next), fn: fn, dec: dec,
+		order: record.NewOffsetOrder(seg.Base, seg.Next), size: seg.Size, w: w}
 	if pos, h, err := l.locateWith(w, s, seg, from, true); err == nil {
-		if err := v.readLocated(w, pos, &h, seg.Size); err != errLocatedUnchecked {
+		if w.beforeKnown {
+			v.order.After(w.before)
+			v.checked = true
+		}
+		switch err := v.readLocated(w, pos, &h, seg.Size); err {
+		case errOrderUnknown:
+			return v.rescan()
+		case errLocatedUnchecked:
+		default:
 			return err
 		}
 	}
@@ -45,10 +54,14 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	// that failed its check (an index entry inside a batch can locate
 	// one): the checking scan reports it (or finds nothing), as before
 	pos := s.positionFor(from, seg.Size)
-	if err := v.readFrom(pos, seg.Size); !errors.Is(err, errIndexMismatch) {
+	v.restart()
+	switch err := v.readFrom(pos, seg.Size); {
+	case err == errOrderUnknown:
+		return v.rescan()
+	case !errors.Is(err, errIndexMismatch):
 		return err
 	}
-	err = v.readFrom(0, seg.Size)
+	err = v.rescan()
 	if ce := (*record.CorruptionError)(nil); errors.As(err, &ce) && ce.Pos == pos {
 		// the entry's batch is where it said, and corrupt: nothing to rebuild
 		return err
@@ -60,6 +73,12 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 }
 
 var errIndexMismatch = errors.New("index entry does not match the segment")
+
+// errOrderUnknown means the first batch of a read from inside the segment
+// and the batch after it overlap, and which of the two is damaged depends
+// on the batches before, which that read did not see: nothing was passed
+// on, and a scan from the segment's start (rescan) tells.
+var errOrderUnknown = errors.New("batch offsets overlap the next batch's; the batches before tell which is damaged")
 
 // errLocatedUnchecked is readLocated's failure of the located batch's
 // check (CRC, length), before any of its records was passed on.
@@ -109,6 +128,9 @@ type recordFilter struct {
 	first      bool // checking the first batch of a scan from an index position
 	pos        int64
 	order      record.OffsetOrder // offsets no CRC covers, checked like one
+	checked    bool               // order has checked a batch of this scan
+	size       int64              // the end of the segment's data
+	w          *fileWindow        // bytes a peek at the next batch header may find held
 }
 
 // readLocated reads the batch at pos (header h, holding from) from w,
@@ -120,7 +142,7 @@ func (v *recordFilter) readLocated(w *fileWindow, pos int64, h *record.BatchHead
 	if !mapped {
 		stop, err = v.readLocatedBatch(w, pos, h)
 	}
-	if err == errLocatedUnchecked {
+	if err == errLocatedUnchecked || err == errOrderUnknown {
 		return err
 	}
 	if err != nil || stop {
@@ -187,10 +209,21 @@ func (v *recordFilter) readFrom(pos, size int64) error {
 	if err != nil && err != errIndexMismatch && v.first {
 		return errIndexMismatch
 	}
-	if err == errIndexMismatch {
+	if err == errIndexMismatch || err == errOrderUnknown {
 		return err
 	}
 	return scanErr(v.s, pos, err)
+}
+
+// restart makes the next batch the first of a new scan.
+func (v *recordFilter) restart() {
+	v.order, v.checked = record.NewOffsetOrder(v.order.Base, v.order.Limit), false
+}
+
+// rescan reads the segment from its start with a new offset order check.
+func (v *recordFilter) rescan() error {
+	v.restart()
+	return v.readFrom(0, v.size)
 }
 
 // batch passes the wanted records of b to fn; true when the read is done.
@@ -200,11 +233,18 @@ func (v *recordFilter) batch(b *record.Batch) (bool, error) {
 		return true, errIndexMismatch
 	}
 	v.first = false
+	predecessor := v.checked || b.Pos == 0
 	if err := v.order.Check(b); err != nil {
 		return true, corruptErr(v.s, b.Pos, err)
 	}
+	v.checked = true
 	if h.LastOffset() < v.from || h.IsControl() {
 		return false, nil
+	}
+	if v.order.Jumped() {
+		if err := v.confirm(b, predecessor); err != nil {
+			return true, err
+		}
 	}
 	fn := v.fn
 	if txn := abortedFor(v.aborted, h); txn != nil { // its aborted records are skipped
@@ -216,6 +256,38 @@ func (v *recordFilter) batch(b *record.Batch) (bool, error) {
 	}
 	return stop, nil
 }
+
+// confirm checks b, whose base offset jumped over a gap (or whose
+// predecessor this read did not see), against the base offset of the V2
+// batch after it before any of its records is passed on: a base offset
+// damaged upwards makes it overlap that batch (record.OffsetOrder.Follows).
+// errOrderUnknown when they overlap and the batch before b is unknown.
+// A next header that cannot be read is left to the scan that reaches it.
+func (v *recordFilter) confirm(b *record.Batch, predecessor bool) error {
+	next := b.Pos + int64(len(b.Raw))
+	if next+nextHeaderPeek > v.size {
+		return nil
+	}
+	hd := v.w.held(next, nextHeaderPeek)
+	if hd == nil {
+		if n, _ := v.s.log.ReadAt(v.w.peek[:], next); n < nextHeaderPeek {
+			return nil
+		}
+		hd = v.w.peek[:]
+	}
+	base := int64(binary.BigEndian.Uint64(hd))
+	if hd[nextHeaderPeek-1] < 2 || base > b.Header.LastOffset() {
+		return nil
+	}
+	if !predecessor {
+		return errOrderUnknown
+	}
+	return v.order.Follows(v.s.path, next, base)
+}
+
+// nextHeaderPeek is how much of a batch header confirm reads: the base
+// offset, the length, the leader epoch and the magic byte.
+const nextHeaderPeek = 17
 
 // scanErr locates a scan failure at or after pos (corruptErr).
 func scanErr(s *segment, pos int64, err error) error {

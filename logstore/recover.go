@@ -110,7 +110,7 @@ func (l *Log) restartRebuild(s *segment) {
 	if err != nil {
 		l.logger.WithError(err).WithField("segment", s.path).Error("cannot reset indexes")
 	}
-	s.next, s.maxTs, s.offMaxTs, s.bytesSinceIndex, s.records = s.base, -1, s.base, 0, 0
+	s.next, s.lastPos, s.maxTs, s.offMaxTs, s.bytesSinceIndex, s.records = s.base, -1, -1, s.base, 0, 0
 	s.rollTsKnown = false
 }
 

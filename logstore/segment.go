@@ -36,6 +36,7 @@ type segment struct {
 	// guarded by Log.mu
 	size            int64
 	next            int64 // offset after the last batch
+	lastPos         int64 // position of the batch ending at size; -1 unknown (or empty)
 	maxTs           int64 // largest batch max timestamp, -1 if none
 	offMaxTs        int64 // last offset of the batch holding maxTs
 	bytesSinceIndex int64
@@ -161,6 +162,7 @@ func flip(b []byte) {
 // already in the file; used by append and by recovery alike.
 func (s *segment) indexBatch(h *record.BatchHeader, pos int64, interval int) error {
 	last := h.LastOffset()
+	s.lastPos = pos
 	if h.MaxTimestamp > s.maxTs {
 		s.maxTs, s.offMaxTs = h.MaxTimestamp, last
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"path/filepath"
 	"strings"
 
 	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -54,42 +56,115 @@ func (l *Log) sidecarPath(name string) (string, error) {
 }
 
 // sidecarSegment is one segment's entry in logstore-segments.partfs, written
-// at clean close and trusted only on the next clean open when the segment
-// still has the recorded size.
+// at clean close. It is derived: the next clean open uses an entry only when
+// the segment still has the recorded size and the batch recorded at LastPos
+// (read and CRC-checked) ends the file with offsets that agree with Next
+// (checkEntry: its header only, as Kafka's clean load reads the active
+// segment's last batches; a read checks the CRC); a counter it cannot check
+// is bounded by what it can.
 type sidecarSegment struct {
 	Base     int64 `json:"base"`
 	Size     int64 `json:"size"`
 	Next     int64 `json:"next"`
+	LastPos  int64 `json:"last_pos"`
 	Records  int64 `json:"records"`
 	MaxTs    int64 `json:"max_ts"`
 	OffMaxTs int64 `json:"off_max_ts"`
 }
 
+// segmentsSidecar is the file: the entries and the CRC-32C of their JSON as
+// stored.
+type segmentsSidecar struct {
+	Version  int             `json:"version"`
+	CRC      uint32          `json:"crc32c"`
+	Segments json.RawMessage `json:"segments"`
+}
+
+const segmentsSidecarVersion = 2
+
 func (l *Log) segmentsSidecarPath() string {
 	return filepath.Join(l.dir, segmentsSidecarName+sidecarSuffix)
 }
 
-// readSegmentsSidecar returns the recorded segments by base offset (empty
-// when missing or unreadable).
-func (l *Log) readSegmentsSidecar() map[int64]sidecarSegment {
-	out := map[int64]sidecarSegment{}
-	f, err := l.fs.Open(l.segmentsSidecarPath())
-	if err != nil {
-		return out
+// readSegmentsSidecar returns the recorded segments by base offset: empty,
+// with a log line, when the file is missing (found is false), unreadable,
+// of another version or failing its checksum.
+func (l *Log) readSegmentsSidecar() (out map[int64]sidecarSegment, found bool) {
+	out = map[int64]sidecarSegment{}
+	path := l.segmentsSidecarPath()
+	f, err := l.fs.Open(path)
+	if isNotExist(err) {
+		return out, false
 	}
-	defer f.Close()
-	data, err := readAll(f)
+	var data []byte
+	if err == nil {
+		data, err = readAll(f)
+		f.Close()
+	}
+	var doc segmentsSidecar
 	var list []sidecarSegment
-	if err != nil || json.Unmarshal(data, &list) != nil {
-		return out
+	switch {
+	case err != nil:
+	case json.Unmarshal(data, &doc) != nil:
+		err = fmt.Errorf("not a JSON object of version %d", segmentsSidecarVersion)
+	case doc.Version != segmentsSidecarVersion:
+		err = fmt.Errorf("version %d, want %d", doc.Version, segmentsSidecarVersion)
+	case crc32.Checksum(doc.Segments, topicsCRC) != doc.CRC:
+		err = fmt.Errorf("checksum %08x does not match the entries' %08x", doc.CRC, crc32.Checksum(doc.Segments, topicsCRC))
+	default:
+		err = json.Unmarshal(doc.Segments, &list)
+	}
+	if err != nil {
+		l.logger.WithError(err).WithField("file", path).
+			Warn("segments sidecar ignored: counts and ends are taken from the segments")
+		return out, true
 	}
 	l.sidecarSaved = data
 	for _, e := range list {
-		if e.Next >= e.Base {
-			out[e.Base] = e
-		}
+		out[e.Base] = e
 	}
-	return out
+	return out, true
+}
+
+// checkEntry cross-checks e with segment s (limit: the next segment's base,
+// MaxInt64 for the active one) without scanning it: the file has e.Size
+// bytes, the batch header at e.LastPos is one that ends the file, its last
+// offset is below e.Next (exactly below it for the active segment) and
+// e.Next is not past limit; records and timestamps are bounded by them.
+func (s *segment) checkEntry(e sidecarSegment, limit int64, active bool) error {
+	switch {
+	case e.Size != s.size:
+		return fmt.Errorf("size %d, the file has %d", e.Size, s.size)
+	case s.size == 0:
+		if e.Next != s.base || e.Records > 0 {
+			return fmt.Errorf("empty segment with next %d and %d records", e.Next, e.Records)
+		}
+		return nil
+	case e.LastPos < 0 || e.LastPos >= s.size:
+		return fmt.Errorf("last batch position %d outside the file's %d bytes", e.LastPos, s.size)
+	}
+	var buf [record.BatchHeaderSize]byte
+	n, err := s.log.ReadAt(buf[:min(int64(len(buf)), s.size-e.LastPos)], e.LastPos)
+	if err != nil && n < len(buf) && int64(n) < s.size-e.LastPos {
+		return fmt.Errorf("read the batch header at %d: %w", e.LastPos, err)
+	}
+	h, err := record.ParseHeader(buf[:n])
+	if err != nil {
+		return fmt.Errorf("no batch header at position %d: %w", e.LastPos, err)
+	}
+	last := h.LastOffset()
+	switch {
+	case e.LastPos+h.Size() != s.size:
+		return fmt.Errorf("the batch at %d ends at %d, the file at %d", e.LastPos, e.LastPos+h.Size(), s.size)
+	case h.BaseOffset < s.base || last+1 > e.Next || e.Next > limit || active && last+1 != e.Next:
+		return fmt.Errorf("next offset %d, the last batch holds %d..%d (limit %d)", e.Next, h.BaseOffset, last, limit)
+	case e.Records > e.Next-s.base:
+		return fmt.Errorf("%d records in offsets [%d, %d)", e.Records, s.base, e.Next)
+	case h.MaxTimestamp > e.MaxTs || e.MaxTs >= 0 && (e.OffMaxTs < s.base || e.OffMaxTs >= e.Next):
+		return fmt.Errorf("max timestamp %d at offset %d, the last batch's is %d", e.MaxTs, e.OffMaxTs, h.MaxTimestamp)
+	}
+	s.lastPos = e.LastPos
+	return nil
 }
 
 // writeSegmentsSidecar records every segment's counts for the next clean
@@ -103,11 +178,16 @@ func (l *Log) writeSegmentsSidecar() error {
 	l.mu.Lock()
 	list := make([]sidecarSegment, 0, len(l.segs))
 	for _, s := range l.segs {
-		list = append(list, sidecarSegment{Base: s.base, Size: s.size, Next: s.next, Records: s.records,
-			MaxTs: s.maxTs, OffMaxTs: s.offMaxTs})
+		list = append(list, sidecarSegment{Base: s.base, Size: s.size, Next: s.next, LastPos: s.lastPos,
+			Records: s.records, MaxTs: s.maxTs, OffMaxTs: s.offMaxTs})
 	}
 	l.mu.Unlock()
-	data, err := json.Marshal(list)
+	entries, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(segmentsSidecar{Version: segmentsSidecarVersion,
+		CRC: crc32.Checksum(entries, topicsCRC), Segments: entries})
 	if err != nil || bytes.Equal(data, l.sidecarSaved) {
 		return err
 	}

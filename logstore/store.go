@@ -13,6 +13,7 @@ import (
 
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/internaltopic"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/vfs"
@@ -29,16 +30,19 @@ type Store struct {
 	lock   io.Closer
 	ids    atomic.Uint64
 	clean  bool // the clean-shutdown marker was present at open
+	// partitions opened clean without a segments sidecar (logged once)
+	noSidecar atomic.Int64
 
 	mu sync.Mutex
 	// guarded by mu
 	topics map[string]*topic
+	stored *storedTopics // partfs-topics.json as read, and as rewritten
 	closed bool
 
 	stop     chan struct{}
 	wg       sync.WaitGroup
-	flushReq chan *Log  // logs that rolled: flush their sealed segments soon
-	cpMu     sync.Mutex // serializes checkpoint writes (they share temp file names)
+	flushReq chan *Log         // logs that rolled: flush their sealed segments soon
+	cpMu     sync.Mutex        // serializes checkpoint writes (they share temp file names)
 	cpSaved  map[string][]byte // root checkpoint files as last written; guarded by cpMu
 	// checkpoint entries of partitions not opened, written back unchanged
 	kept map[checkpoint.TopicPartition]logCheckpoints
@@ -76,6 +80,9 @@ func Open(dir string, opt Options) (*Store, error) {
 		st.closeLogs()
 		st.unlock()
 		return nil, err
+	}
+	if n := st.noSidecar.Load(); n > 0 {
+		st.logger.WithField("partitions", n).Info("clean open without partfs's segments sidecar (a broker's directory, or the sidecar removed): ends taken from the segments and indexes, records counted when first asked")
 	}
 	if !opt.ReadOnly && !opt.NoBackground {
 		st.startBackground()
@@ -295,10 +302,15 @@ func (st *Store) closeLogs() error {
 	return errors.Join(eachPartition(len(logs), st.opt.Progress, "closing partitions", func(i int) error { return logs[i].close() })...)
 }
 
-// stored returns the topic's stored settings: the broker's, then the
-// mount's over them.
-func (t *topic) stored() map[string]string {
-	return withOverrides(t.broker, t.overrides)
+// stored returns the topic's stored settings (storedWith its overrides).
+func (t *topic) stored() map[string]string { return t.storedWith(t.overrides) }
+
+// storedWith returns the settings of the topic with the mount's overrides
+// over: Kafka's own for its internal topics (which a broker of the
+// ZooKeeper era keeps in ZooKeeper, not in the data directory), the
+// broker's from a KRaft metadata log over them, then overrides.
+func (t *topic) storedWith(overrides map[string]string) map[string]string {
+	return withOverrides(withOverrides(internaltopic.Settings(t.name), t.broker), overrides)
 }
 
 // withOverrides returns base with over's keys set over it.

@@ -2,7 +2,6 @@ package logstore
 
 import (
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,51 +15,6 @@ import (
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/vfs"
 )
-
-// topicsDoc is partfs-topics.json at the data directory root (Kafka
-// ignores it): each topic's configuration overrides.
-type topicsDoc struct {
-	Version int                          `json:"version"`
-	Topics  map[string]map[string]string `json:"topics"`
-}
-
-func (st *Store) readTopicsFile() (map[string]map[string]string, error) {
-	f, err := st.fs.Open(st.path(topicsFile))
-	if isNotExist(err) {
-		return map[string]map[string]string{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", topicsFile, err)
-	}
-	defer f.Close()
-	data, err := readAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", st.path(topicsFile), err)
-	}
-	var doc topicsDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", st.path(topicsFile), err)
-	}
-	if doc.Topics == nil {
-		doc.Topics = map[string]map[string]string{}
-	}
-	return doc.Topics, nil
-}
-
-// writeTopicsFile persists every topic's overrides. REQUIRES: st.mu held.
-func (st *Store) writeTopicsFile() error {
-	doc := topicsDoc{Version: 1, Topics: map[string]map[string]string{}}
-	for name, t := range st.topics {
-		if len(t.overrides) > 0 {
-			doc.Topics[name] = t.overrides
-		}
-	}
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	return vfs.WriteFileDurable(st.fs, st.path(topicsFile), append(data, '\n'))
-}
 
 // topicConfig is the effective configuration of overrides on the store's
 // base; stored keys partfs does not know are kept but not applied.
@@ -85,7 +39,17 @@ func (st *Store) CreateTopic(name string) error {
 	if err := partlog.CheckNewTopic(name, slices.Collect(maps.Keys(st.topics))); err != nil {
 		return err
 	}
-	t := &topic{name: name, overrides: map[string]string{}}
+	if name == metadataTopic {
+		return fmt.Errorf("topic %q is the metadata log a KRaft broker writes: %w", name, partlog.ErrReadOnly)
+	}
+	if err := st.stored.unusable(name); err != nil {
+		return fmt.Errorf("create topic %q: %w", name, err)
+	}
+	overrides := st.stored.overrides[name] // an entry kept from before applies again
+	if overrides == nil {
+		overrides = map[string]string{}
+	}
+	t := &topic{name: name, overrides: overrides}
 	if _, err := rand.Read(t.id[:]); err != nil {
 		return err
 	}
@@ -102,6 +66,9 @@ func (st *Store) CreateTopic(name string) error {
 func (st *Store) AddPartition(name string, n int) error {
 	if st.opt.ReadOnly {
 		return fmt.Errorf("add partition to %q: %w", name, partlog.ErrReadOnly)
+	}
+	if name == metadataTopic {
+		return fmt.Errorf("topic %q is the metadata log a KRaft broker writes: %w", name, partlog.ErrReadOnly)
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -213,6 +180,9 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	if err != nil {
 		return err
 	}
+	if err := st.stored.unusable(name); err != nil {
+		return fmt.Errorf("config of %q: %w", name, err)
+	}
 	for _, p := range kv {
 		if !config.Known(p.Key) {
 			return fmt.Errorf("%w: %w: unknown property %q", partlog.ErrInvalid, config.ErrInvalid, p.Key)
@@ -225,19 +195,30 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	for _, p := range kv {
 		next[p.Key] = p.Value
 	}
-	cfg, err := st.topicConfig(withOverrides(t.broker, next))
+	cfg, err := st.topicConfig(t.storedWith(next))
 	if err != nil {
 		if errors.Is(err, partlog.ErrInvalid) || errors.Is(err, config.ErrInvalid) {
 			return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
 		}
 		return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
 	}
-	old := t.overrides
-	t.overrides = next
+	oldRaw, hadRaw := st.stored.raw[name]
+	oldSum, hadSum := st.stored.sums[name]
+	if err := st.stored.set(name, next); err != nil {
+		return err
+	}
 	if err := st.writeTopicsFile(); err != nil {
-		t.overrides = old
+		delete(st.stored.raw, name)
+		delete(st.stored.sums, name)
+		if hadRaw {
+			st.stored.raw[name] = oldRaw
+		}
+		if hadSum {
+			st.stored.sums[name] = oldSum
+		}
 		return fmt.Errorf("persist config of %q: %w", name, err)
 	}
+	t.overrides = next
 	for _, l := range t.logs {
 		if l != nil {
 			l.setConfig(cfg)

@@ -8,7 +8,7 @@ import (
 
 // segState is the bookkeeping of a segment that an append changes.
 type segState struct {
-	size, next, maxTs, offMaxTs, bytesSinceIndex int64
+	size, next, lastPos, maxTs, offMaxTs, bytesSinceIndex int64
 	rollTs                                       int64
 	rollTsKnown, dirty                           bool
 	records                                      int64
@@ -25,7 +25,7 @@ type undoState struct {
 func (s *segment) state() segState {
 	s.ixmu.RLock()
 	defer s.ixmu.RUnlock()
-	return segState{size: s.size, next: s.next, maxTs: s.maxTs, offMaxTs: s.offMaxTs,
+	return segState{size: s.size, next: s.next, lastPos: s.lastPos, maxTs: s.maxTs, offMaxTs: s.offMaxTs,
 		bytesSinceIndex: s.bytesSinceIndex, rollTs: s.rollTs, rollTsKnown: s.rollTsKnown,
 		dirty: s.dirty, records: s.records, oidxEntries: s.oidx.Entries(), tidxEntries: s.tidx.Entries()}
 }
@@ -56,7 +56,7 @@ func (l *Log) undo(u undoState, cause error) (clean bool, err error) {
 		errs = append(errs, l.expandIndexes(a))
 	}
 	st := u.state
-	a.size, a.next, a.maxTs, a.offMaxTs = st.size, st.next, st.maxTs, st.offMaxTs
+	a.size, a.next, a.lastPos, a.maxTs, a.offMaxTs = st.size, st.next, st.lastPos, st.maxTs, st.offMaxTs
 	a.bytesSinceIndex, a.rollTs, a.rollTsKnown, a.dirty, a.records = st.bytesSinceIndex, st.rollTs, st.rollTsKnown, st.dirty, st.records
 	if rb := errors.Join(errs...); rb != nil {
 		l.logger.WithError(cause).WithField("segment", a.path).WithField("rollback_error", rb).

@@ -36,6 +36,7 @@ type Metrics struct {
 	cleanDrop  *prometheus.CounterVec
 	truncs     *prometheus.CounterVec
 	failures   *prometheus.CounterVec
+	schemaErrs *prometheus.CounterVec
 }
 
 var partLabels = []string{"topic", "partition"}
@@ -66,6 +67,7 @@ func New(store partlog.Store) *Metrics {
 	m.cleanWrite = counter("cleaner_written_bytes_total", "Segment bytes written by the cleaner.", partLabels...)
 	m.cleanDrop = counter("cleaner_removed_records_total", "Records removed by the cleaner.", partLabels...)
 	m.truncs = counter("recovery_truncated_bytes_total", "Bytes cut from torn or corrupt segment tails at recovery.", partLabels...)
+	m.schemaErrs = counter("schema_errors_total", "Schema IDs whose payloads are shown undecoded (unknown, invalid, undecodable) or whose versions are deleted, once per ID.", "kind")
 	m.failures = counter("background_failures_total",
 		"Failed background work (clean, flush, retention, delete, rebuild, checkpoint); partition -1 is the data directory's own files.",
 		"task", "topic", "partition")
@@ -140,6 +142,15 @@ func (m *Metrics) BackgroundFailed(task, topic string, partition int) {
 		return
 	}
 	m.failures.WithLabelValues(task, topic, part(partition)).Inc()
+}
+
+// SchemaFailed counts a schema ID whose payloads cannot be decoded, or
+// whose versions are deleted, by kind.
+func (m *Metrics) SchemaFailed(kind string) {
+	if m == nil {
+		return
+	}
+	m.schemaErrs.WithLabelValues(kind).Inc()
 }
 
 // Text renders every metric in the Prometheus text exposition format.

@@ -70,7 +70,7 @@
 //
 // Optional capabilities are the interfaces LineAppender, SegmentFiler and
 // RewritesUnseen (of a Log), SegmentFileDuper (of a SegmentFile) and
-// PartitionLister (of a Store); fs/ uses them where a backend has them and
+// PartitionLister and GroupStore (of a Store); fs/ uses them where a backend has them and
 // reaches nothing else of it.
 package partlog
 
@@ -97,6 +97,7 @@ var (
 	ErrCorrupt  = record.ErrCorruption            // EIO: damaged stored data; located ones are *record.CorruptionError
 	ErrTimeout  = errors.New("backend timed out") // ETIMEDOUT: a remote backend did not answer in time
 	ErrDenied   = errors.New("permission denied") // EACCES: a remote backend refused the principal
+	ErrBusy     = errors.New("busy")              // EBUSY: a consumer group with active members
 )
 
 // Special timestamps for Log.OffsetForTime, as in Kafka's ListOffsets.
@@ -212,7 +213,7 @@ type Segment struct {
 	Slot int64
 }
 
-// Stats is what `stat` shows of a partition (SPEC §5).
+// Stats is what `stat` shows of a partition (docs/spec.md §5).
 type Stats struct {
 	LogStartOffset int64
 	LogEndOffset   int64
@@ -240,6 +241,40 @@ type Stats struct {
 // records close up inside its range.
 type RewritesUnseen interface {
 	UnseenRewrites() bool
+}
+
+// GroupStore is a Store whose consumer groups are kept by someone else
+// (a cluster's group coordinator) rather than in the store's own
+// __consumer_offsets topic; fs/ shows .groups/ from it. A Store without it
+// keeps its groups in __consumer_offsets, which fs/ reads and appends to.
+type GroupStore interface {
+	// GroupNames lists the consumer groups, sorted.
+	GroupNames() ([]string, error)
+	// DescribeGroup returns a group's committed offsets and members
+	// (ErrNotFound: no such group).
+	DescribeGroup(group string) (Group, error)
+	// CommitOffsets commits offsets for group, all or none, only while it
+	// has no active members (else ErrBusy and nothing changed).
+	CommitOffsets(group string, offsets []GroupOffset) error
+}
+
+// Group is a consumer group: its committed offsets and its members.
+type Group struct {
+	Offsets []GroupOffset
+	Members []GroupMember
+}
+
+// GroupOffset is a group's offset for one partition.
+type GroupOffset struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+}
+
+// GroupMember is a member of a group and the partitions assigned to it.
+type GroupMember struct {
+	ID, ClientID, Host string
+	Assigned           []GroupOffset // Offset unused
 }
 
 // PartitionLister is a Store whose topics may lack some of the partitions

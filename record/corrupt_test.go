@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/partfs/partfs/compression"
 	"hash/crc32"
 	"strings"
 	"testing"
@@ -98,7 +99,7 @@ func TestDecompressionBombRejected(t *testing.T) {
 	s.Next()
 	d := Decoder{MaxDecompressed: 512 << 10}
 	err := d.Records(s.Batch(), func(*Record) bool { return true })
-	if !errors.Is(err, ErrCorruption) || !errors.Is(err, errTooBig) {
+	if !errors.Is(err, ErrCorruption) || !errors.Is(err, compression.ErrTooBig) {
 		t.Errorf("err = %v", err)
 	}
 }

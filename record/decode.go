@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"github.com/partfs/partfs/compression"
 	"math"
 )
 
@@ -23,7 +24,7 @@ type Decoder struct {
 	headers []Header
 	keys    []string // header key cache, by header index
 	buf     []byte   // decompressed records
-	dec     decompressors
+	dec     compression.Decompressors
 }
 
 func (d *Decoder) limit() int {
@@ -110,10 +111,10 @@ func (d *Decoder) v2Data(b *Batch) ([]byte, bool, error) {
 	if codec == None || len(data) == 0 && b.Header.NumRecords == 0 {
 		return data, false, nil
 	}
-	if !codec.valid() {
+	if !codec.Valid() {
 		return nil, false, corruptf(b.File, b.Pos, "unknown compression codec id %d", int8(codec))
 	}
-	out, err := d.dec.decompress(d.buf, data, codec, 2, d.limit())
+	out, err := d.dec.Decompress(d.buf, data, codec, 2, d.limit())
 	d.buf = out[:0]
 	if err != nil {
 		return nil, false, &CorruptionError{File: b.File, Pos: b.Pos, Reason: "cannot decompress " + codec.String() + " records", Err: err}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/partfs/partfs/compression"
 	"math"
 	"slices"
 
@@ -44,11 +45,11 @@ type BatchOptions struct {
 	KeepProducer bool
 }
 
-// Encoder writes V2 batches. It keeps reusable buffers and compressors, so
+// Encoder writes V2 batches. It keeps reusable buffers and compression.Compressors, so
 // use one Encoder per goroutine; the zero value is ready to use.
 type Encoder struct {
 	raw []byte // the uncompressed records area when compressing
-	cmp compressors
+	cmp compression.Compressors
 	// lineCounts is AppendLineBatchesPiped's buffer of record counts
 	lineCounts []int
 }
@@ -63,7 +64,7 @@ var errTooLarge = errors.New("record: batch larger than 2 GiB")
 // opt.DefaultTimestampMs. On error dst is
 // returned with its original length.
 func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt BatchOptions) ([]byte, error) {
-	if !opt.Codec.valid() {
+	if !opt.Codec.Valid() {
 		return dst, fmt.Errorf("record: cannot encode with codec %d", opt.Codec)
 	}
 	lastDelta, err := lastOffsetDelta(baseOffset, recs, &opt)
@@ -81,10 +82,10 @@ func (e *Encoder) AppendBatch(dst []byte, baseOffset int64, recs []Record, opt B
 	} else {
 		e.raw, maxTs, err = appendRecordsDefault(e.raw[:0], recs, baseTs, opt.DefaultTimestampMs, deltas)
 		if opt.Codec == LZ4 {
-			e.raw = slices.Grow(e.raw, lz4Window) // compressed in place
+			e.raw = slices.Grow(e.raw, compression.InPlaceCap) // compressed in place
 		}
 		if err == nil {
-			dst, err = e.cmp.compress(dst, e.raw, opt.Codec)
+			dst, err = e.cmp.Compress(dst, e.raw, opt.Codec)
 		}
 	}
 	if err == nil && len(dst)-start-LogOverhead > math.MaxInt32 {

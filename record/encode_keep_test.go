@@ -90,7 +90,7 @@ func TestKeepOffsetsDeleteHorizonReadByFranz(t *testing.T) {
 	if hz, ok := h.DeleteHorizon(); !ok || hz != 1900000000000 || h.LastOffset() != 31 || h.ProducerID != -1 {
 		t.Errorf("header %+v", h)
 	}
-	if !bytes.HasPrefix(raw[BatchHeaderSize:], xerialHeader) {
+	if !bytes.HasPrefix(raw[BatchHeaderSize:], []byte("\x82SNAPPY\x00")) {
 		t.Error("snappy records area is not xerial-framed")
 	}
 }

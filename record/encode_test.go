@@ -97,17 +97,6 @@ func TestEncodeErrorsKeepDst(t *testing.T) {
 	}
 }
 
-func TestParseCodec(t *testing.T) {
-	for _, c := range allCodecs {
-		if got, err := ParseCodec(c.String()); err != nil || got != c {
-			t.Errorf("%v: %v %v", c, got, err)
-		}
-	}
-	if _, err := ParseCodec("brotli"); err == nil {
-		t.Error("brotli accepted")
-	}
-}
-
 // TestVarintHelpers: the varint size and writer helpers agree with
 // encoding/binary at every size boundary.
 func TestVarintHelpers(t *testing.T) {

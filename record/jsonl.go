@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// AppendJSON appends r as one SPEC §3 jsonl object (no newline), keys in the
+// AppendJSON appends r as one docs/spec.md §3 jsonl object (no newline), keys in the
 // order offset, timestamp, key, value, headers:
 //
 //	{"offset":42,"timestamp":1764410400000,"key":"k1","value":"v1","headers":[["h","x"]]}

@@ -102,12 +102,12 @@ func (d *Decoder) recordsLegacy(b *Batch, fn func(*Record) bool) error {
 // wrapperData decompresses a wrapper's value.
 func (d *Decoder) wrapperData(b *Batch, m *legacyMsg) ([]byte, error) {
 	switch {
-	case !m.codec.validFor(m.magic):
+	case !m.codec.ValidFor(m.magic):
 		return nil, corruptf(b.File, b.Pos, "compression codec id %d is invalid for magic %d", int8(m.codec), m.magic)
 	case m.value == nil:
 		return nil, corruptf(b.File, b.Pos, "compressed message with a null value")
 	}
-	out, err := d.dec.decompress(d.buf, m.value, m.codec, m.magic, d.limit())
+	out, err := d.dec.Decompress(d.buf, m.value, m.codec, m.magic, d.limit())
 	d.buf = out[:0]
 	if err != nil {
 		return nil, &CorruptionError{File: b.File, Pos: b.Pos, Reason: "cannot decompress " + m.codec.String() + " message set", Err: err}

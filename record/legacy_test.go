@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/partfs/partfs/compression"
 	"hash/crc32"
 	"strings"
 	"testing"
@@ -31,13 +32,13 @@ func legacyMessage(offset int64, magic int8, attr byte, ts int64, key, value []b
 
 // wrapper compresses inner entries into a wrapper message.
 func wrapper(t testing.TB, offset int64, magic int8, codec Codec, attrExtra byte, ts int64, inner []byte) []byte {
-	var c compressors
-	v, err := c.compress(nil, inner, codec)
+	var c compression.Compressors
+	v, err := c.Compress(nil, inner, codec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if codec == LZ4 && magic == 0 {
-		v[6] = byte(xxh32(v[:6]) >> 8) // the broken header checksum of old writers
+		v[6] = 0x1a // the broken header checksum of old writers: xxh32(magic, FLG, BD) >> 8
 	}
 	return legacyMessage(offset, magic, byte(codec)|attrExtra, ts, nil, v)
 }

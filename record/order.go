@@ -44,12 +44,7 @@ func (o *OffsetOrder) Check(b *Batch) error {
 	case h.Magic < 2:
 		return nil
 	case o.seen && h.BaseOffset <= o.last:
-		if o.jumped && h.BaseOffset > o.prevLast {
-			return corruptf(b.File, o.lastPos, "batch base offset jumps from %d to %d; the batch after it at position %d starts at %d",
-				o.prevLast+1, o.lastBase, b.Pos, h.BaseOffset)
-		}
-		return corruptf(b.File, b.Pos, "batch base offset %d does not follow the last offset %d of the batch before it",
-			h.BaseOffset, o.last)
+		return o.Follows(b.File, b.Pos, h.BaseOffset)
 	}
 	if !o.seen {
 		o.last = o.Base - 1
@@ -57,4 +52,36 @@ func (o *OffsetOrder) Check(b *Batch) error {
 	o.jumped = h.BaseOffset > o.last+1
 	o.prevLast, o.lastBase, o.last, o.lastPos, o.seen = o.last, h.BaseOffset, last, b.Pos, true
 	return nil
+}
+
+// After makes the next batch Check is given follow a V2 batch whose last
+// offset is last, as a header-only scan of the batches before found them
+// in order: a read from inside a segment that knows its first batch's
+// predecessor.
+func (o *OffsetOrder) After(last int64) {
+	o.seen, o.jumped, o.last, o.prevLast, o.lastBase, o.lastPos = true, false, last, last, last, -1
+}
+
+// Jumped reports that the V2 batch Check passed last started after a gap
+// (for the first batch of a segment: above the segment's base offset).
+// Such a batch cannot be told from one whose base offset was damaged
+// upwards until the batch after it is seen: a reader that passes on its
+// records first confirms it with the next batch's base offset (Follows).
+func (o *OffsetOrder) Jumped() bool { return o.seen && o.jumped }
+
+// Follows checks nextBase, the base offset of the V2 batch at nextPos that
+// follows the batch Check passed last, as Check would check that batch,
+// without moving on: a CorruptionError blaming the batch Check passed last
+// when it jumped too far (the next batch follows the one before it), or
+// the batch at nextPos when it steps back.
+func (o *OffsetOrder) Follows(file string, nextPos, nextBase int64) error {
+	switch {
+	case !o.seen || nextBase > o.last:
+		return nil
+	case o.jumped && nextBase > o.prevLast:
+		return corruptf(file, o.lastPos, "batch base offset jumps from %d to %d; the batch after it at position %d starts at %d",
+			o.prevLast+1, o.lastBase, nextPos, nextBase)
+	}
+	return corruptf(file, nextPos, "batch base offset %d does not follow the last offset %d of the batch before it",
+		nextBase, o.last)
 }

@@ -8,7 +8,7 @@
 //   - the one corruption vocabulary of stored data (CorruptionError,
 //     ErrCorruption, ErrTruncated);
 //   - the lines of a plain `log` write made into records (Lines,
-//     AppendLineRecords) and the SPEC §3 JSON rendering of a record
+//     AppendLineRecords) and the docs/spec.md §3 JSON rendering of a record
 //     (AppendJSON and its exact length, JSONLen);
 //   - Record.Clone, a decoded record kept past its decoder.
 //

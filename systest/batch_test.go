@@ -10,7 +10,7 @@ import (
 )
 
 // TestBatchesPerWrite: the complete lines of one write() through the mount
-// are one record batch (SPEC §4); with --batch-bytes 65536 they are cut
+// are one record batch (docs/spec.md §4); with --batch-bytes 65536 they are cut
 // into batches of at most 64 KiB. Either way the log reads back the lines.
 func TestBatchesPerWrite(t *testing.T) {
 	var text strings.Builder

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 // TestHelpOnStdout: --help of partfs and of every command goes to stdout
 // with exit 0 (`partfs mount --help | less` shows it); --version prints
-// one line; a bad flag gets the usage on stderr and exit 2.
+// one line naming the commit the binary was built from.
 func TestHelpOnStdout(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"help"}, {"mount", "--help"}, {"dump", "--help"},
 		{"check", "--help"}, {"compact", "--help"}, {"dev-cluster", "--help"}, {"mount", "-h"}} {
@@ -23,11 +24,104 @@ func TestHelpOnStdout(t *testing.T) {
 			t.Errorf("partfs %v: exit %d, %d bytes on stdout, stderr %q", args, code, len(stdout), stderr)
 		}
 	}
-	if stdout, stderr, code := runPartfsSplit("--version"); code != 0 || !strings.HasPrefix(stdout, "partfs ") || strings.Count(stdout, "\n") != 1 || stderr != "" {
-		t.Errorf("partfs --version: exit %d, %q %q", code, stdout, stderr)
+	if stdout, stderr, code := runPartfsSplit("--version"); code != 0 || !strings.HasPrefix(stdout, "partfs ") || strings.Count(stdout, "\n") != 1 || stderr != "" ||
+		builtCommit != "" && !strings.Contains(stdout, " commit "+builtCommit+" ") {
+		t.Errorf("partfs --version: exit %d, %q %q (built from %q)", code, stdout, stderr, builtCommit)
 	}
-	if stdout, stderr, code := runPartfsSplit("check", "--nosuch"); code != 2 || stdout != "" || !strings.Contains(stderr, "usage: partfs check") {
-		t.Errorf("partfs check --nosuch: exit %d, %q %q", code, stdout, stderr)
+}
+
+// TestRefusalsOneLine: a command line partfs refuses gets one line saying
+// what is wrong and at most a hint, on stderr, nothing on stdout, exit 2;
+// `dump` of an empty file is an error (exit 1), said once.
+func TestRefusalsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "00000000000000000000.log")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		code  int
+		first string
+	}{
+		{nil, 2, "partfs: no command given"},
+		{[]string{"frobnicate"}, 2, `partfs: unknown command "frobnicate"`},
+		{[]string{"check"}, 2, "partfs check: missing DATADIR"},
+		{[]string{"check", "--nosuch", dir}, 2, "partfs check: flag provided but not defined: -nosuch"},
+		{[]string{"check", dir, "extra"}, 2, `partfs check: unexpected argument "extra" (want DATADIR)`},
+		{[]string{"dump"}, 2, "partfs dump: missing FILE"},
+		{[]string{"compact"}, 2, "partfs compact: missing DATADIR"},
+		{[]string{"salvage", dir}, 2, "partfs salvage: missing DST"},
+		{[]string{"mount", dir}, 2, "partfs mount: missing MOUNTPOINT"},
+		{[]string{"mount", dir, dir, "--log-level", "loud"}, 2, "partfs mount: --log-level: not a valid logrus Level"},
+		{[]string{"mount", "--kafka", "127.0.0.1:1", dir, dir}, 2, `partfs mount: unexpected argument`},
+		{[]string{"dev-cluster", "x"}, 2, `partfs dev-cluster: unexpected argument "x"`},
+		{[]string{"dump", empty}, 1, "partfs dump: " + empty + " is empty (0 bytes): nothing to dump"},
+	} {
+		stdout, stderr, code := runPartfsSplit(tc.args...)
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if code != tc.code || stdout != "" || len(lines) > 2 || !strings.HasPrefix(lines[0], tc.first) {
+			t.Errorf("partfs %q: exit %d (want %d), stdout %q, stderr %q", tc.args, code, tc.code, stdout, stderr)
+		}
+		if len(lines) == 2 && !strings.HasPrefix(lines[1], "Run 'partfs ") {
+			t.Errorf("partfs %q: second line %q is no hint", tc.args, lines[1])
+		}
+	}
+}
+
+// TestFlagsAfterPaths: `partfs mount DATADIR MOUNTPOINT --read-only`
+// mounts read-only, as with the flag first.
+func TestFlagsAfterPaths(t *testing.T) {
+	testutil.NeedFUSE(t)
+	dir := t.TempDir()
+	data, mnt := filepath.Join(dir, "data"), filepath.Join(dir, "mnt")
+	seed := startDaemon(t, data, mnt)
+	mkTopic(t, seed, "t", 1)
+	if _, err := testutil.Sh(mnt, "seq 1 3 >> t/0/log", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	seed.stop()
+	cmd := exec.Command(partfsBin, "mount", data, mnt, "--read-only", "--log-level", "info")
+	log := &testutil.SyncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	done := make(chan struct{})
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = cmd.Wait(); close(done) }()
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); <-done; detach(t, mnt) }()
+	if err := testutil.WaitServing(mnt, log, done); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	if out, err := testutil.Sh(mnt, "cat t/0/log", time.Minute); err != nil || out != "1\n2\n3\n" {
+		t.Errorf("cat: %v %q", err, out)
+	}
+	if _, err := testutil.Sh(mnt, "echo 4 >> t/0/log", time.Minute); err == nil || !strings.Contains(err.Error(), "Read-only file system") {
+		t.Errorf("append to a mount with --read-only last: %v", err)
+	}
+	if !strings.Contains(log.String(), "read_only=true") {
+		t.Errorf("the daemon did not say read_only=true:\n%s", log)
+	}
+}
+
+// TestMountOnLiveMountRefused: mounting on a live partfs mount point is refused
+// in one line before anything is created, and stacks no second mount.
+func TestMountOnLiveMountRefused(t *testing.T) {
+	testutil.NeedFUSE(t)
+	dir := t.TempDir()
+	mnt := filepath.Join(dir, "mnt")
+	startDaemon(t, filepath.Join(dir, "data"), mnt)
+	other := filepath.Join(dir, "other")
+	stdout, stderr, code := runPartfsSplit("mount", other, mnt)
+	if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 ||
+		!strings.Contains(stderr, "mount point "+mnt+" is already a partfs mount") {
+		t.Errorf("second mount: exit %d, %q %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Error("the refused mount created its data directory")
+	}
+	if b, _ := os.ReadFile("/proc/self/mountinfo"); bytes.Count(b, []byte(" "+mnt+" ")) != 1 {
+		t.Errorf("%d mounts on %s", bytes.Count(b, []byte(" "+mnt+" ")), mnt)
 	}
 }
 
@@ -44,7 +138,7 @@ func TestMountPointRefusedFirst(t *testing.T) {
 	for mnt, want := range map[string]string{filepath.Join(dir, "nosuch"): "does not exist", file: "is not a directory"} {
 		data := filepath.Join(dir, "data")
 		_, stderr, code := runPartfsSplit("mount", data, mnt)
-		if code != 1 || !strings.Contains(stderr, "mount point "+mnt+" "+want) {
+		if code != 1 || !strings.Contains(stderr, "mount point "+mnt+" "+want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("mount on %s: exit %d, %q", mnt, code, stderr)
 		}
 		if _, err := os.Stat(data); err == nil {
@@ -58,7 +152,8 @@ func TestMountPointRefusedFirst(t *testing.T) {
 
 // TestMountScriptRelativePaths: ./mount.sh takes relative paths from the
 // caller's directory, says that it creates the data directory and that a
-// mount point is not empty, and unmounts with -u.
+// mount point is not empty, unmounts with -u, and builds a partfs whose
+// --version names the commit.
 func TestMountScriptRelativePaths(t *testing.T) {
 	testutil.NeedFUSE(t)
 	script, err := filepath.Abs("../mount.sh")
@@ -90,6 +185,9 @@ func TestMountScriptRelativePaths(t *testing.T) {
 	}
 	if out, err := testutil.Sh(dir, script+" -u m", time.Minute); err != nil || testutil.IsFUSEMount(filepath.Join(dir, "m")) {
 		t.Errorf("mount.sh -u m: %v %s", err, out)
+	}
+	if out, err := exec.Command("../bin/partfs", "--version").Output(); err != nil || builtCommit != "" && !strings.Contains(string(out), " commit "+builtCommit+" ") {
+		t.Errorf("mount.sh's build: --version %q (%v), want commit %s", out, err, builtCommit)
 	}
 }
 

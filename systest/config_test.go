@@ -8,7 +8,7 @@ import (
 	"github.com/partfs/partfs/internal/testutil"
 )
 
-// specConfig is one valid value for every property SPEC §6 names.
+// specConfig is one valid value for every property docs/spec.md §6 names.
 var specConfig = []string{
 	"cleanup.policy=delete,compact", "compression.type=zstd", "segment.bytes=65536", "segment.ms=3600000",
 	"segment.jitter.ms=10", "segment.index.bytes=4096", "index.interval.bytes=128", "retention.ms=-1",
@@ -17,7 +17,7 @@ var specConfig = []string{
 	"message.timestamp.type=LogAppendTime", "flush.messages=1000", "flush.ms=2000", "file.delete.delay.ms=100",
 }
 
-// TestConfigLines: every SPEC §6 key takes a valid value with `>` and `>>`,
+// TestConfigLines: every docs/spec.md §6 key takes a valid value with `>` and `>>`,
 // changes only that key, shows in `cat config`, and persists across a
 // kill -9 and a clean remount.
 func TestConfigLines(t *testing.T) {

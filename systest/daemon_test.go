@@ -24,6 +24,10 @@ type daemon struct {
 	log       *testutil.SyncBuffer
 	done      chan struct{}
 	exitErr   error
+	// relative: run from the data directory's parent with both paths
+	// relative to it; nofile > 0: under that RLIMIT_NOFILE (ulimit -n)
+	relative bool
+	nofile   int
 }
 
 // startFresh starts a daemon on a new data directory and mount point.
@@ -54,11 +58,21 @@ func (d *daemon) start() {
 		d.t.Fatal(err)
 	}
 	args := append([]string{"mount", "--log-level", "info"}, d.args...)
-	if d.data != "" { // "": the source is in the flags (--kafka)
-		args = append(args, d.data)
+	data, mnt := d.data, d.mnt
+	if d.relative {
+		data, mnt = filepath.Base(d.data), filepath.Base(d.mnt)
 	}
-	args = append(args, d.mnt)
+	if d.data != "" { // "": the source is in the flags (--kafka)
+		args = append(args, data)
+	}
+	args = append(args, mnt)
 	d.cmd = exec.Command(partfsBin, args...)
+	if d.nofile > 0 {
+		d.cmd = exec.Command("sh", append([]string{"-c", `ulimit -n "$0" && exec "$@"`, strconv.Itoa(d.nofile), partfsBin}, args...)...)
+	}
+	if d.relative {
+		d.cmd.Dir = filepath.Dir(d.data)
+	}
 	d.log = &testutil.SyncBuffer{}
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
 	d.done = make(chan struct{})
@@ -144,7 +158,7 @@ func (d *daemon) waitLog(timeout time.Duration, subs ...string) bool {
 	}
 }
 
-// stop unmounts cleanly with umount (SPEC §1: the same as SIGTERM, which
+// stop unmounts cleanly with umount (docs/spec.md §1: the same as SIGTERM, which
 // TestSIGTERMRightAfterMount covers) and requires exit status 0.
 func (d *daemon) stop() {
 	d.t.Helper()

@@ -19,9 +19,9 @@
 //	TestDiskFull*          8 MiB tmpfs: ENOSPC, no partial batch, the mount
 //	                       stays up, a crash on the full disk, appends again
 //	                       after space returns (logstore and through the mount)
-//	TestHostileSweep       SPEC path forms, refused writes, config lines,
+//	TestHostileSweep       docs/spec.md path forms, refused writes, config lines,
 //	                       random and deeply nested JSON, names at and past
-//	                       the limits: SPEC's errno, nothing changed, no fd or
+//	                       the limits: the errno of docs/spec.md, nothing changed, no fd or
 //	                       thread growth (go_goroutines too if .metrics has it)
 //	TestHugeLine, TestReadOnlyMount, TestSecondMountRefused, TestManyTopics
 //	TestLoad               4 writers + 4 `tail -f` readers; lines/s, RSS

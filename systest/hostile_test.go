@@ -13,7 +13,7 @@ import (
 	"github.com/partfs/partfs/internal/testutil"
 )
 
-// hostileOp is one operation through the mount and the errnos SPEC §8
+// hostileOp is one operation through the mount and the errnos docs/spec.md §8
 // allows for it (none: it must succeed).
 type hostileOp struct {
 	name string
@@ -72,7 +72,7 @@ var (
 	eEXIST = []syscall.Errno{syscall.EEXIST}
 )
 
-// pathOps: every path form of SPEC §2 on partition h/0 holding 100 records.
+// pathOps: every path form of docs/spec.md §2 on partition h/0 holding 100 records.
 func pathOps(d *daemon) []hostileOp {
 	p := func(s string) string { return d.mnt + "/h/0/" + s } // not cleaned: ".." stays
 	var ops []hostileOp
@@ -103,7 +103,7 @@ func pathOps(d *daemon) []hostileOp {
 	return ops
 }
 
-// writeOps: refused writes, config lines and JSON lines of SPEC §4, §6, §8.
+// writeOps: refused writes, config lines and JSON lines of docs/spec.md §4, §6, §8.
 func writeOps(d *daemon, rng *rand.Rand) []hostileOp {
 	p := func(s string) string { return d.path("h", "0", s) }
 	cfg := d.path("h", "config")
@@ -169,8 +169,8 @@ func nestedJSON(depth int) []byte {
 	return []byte("{\"value\":" + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "}\n")
 }
 
-// TestHostileSweep: every path form and refused change of SPEC through the
-// mount gives SPEC's errno, the partition is unchanged by refused writes,
+// TestHostileSweep: every path form and refused change of docs/spec.md through the
+// mount gives the errno of docs/spec.md, the partition is unchanged by refused writes,
 // the daemon survives, and its fds and threads do not grow.
 func TestHostileSweep(t *testing.T) {
 	d := startFresh(t)

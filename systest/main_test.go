@@ -7,12 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
 
-// partfsBin is the binary built by TestMain.
-var partfsBin string
+// partfsBin is the binary built by TestMain, from builtCommit (what
+// scripts/commit.sh printed; "" outside a checkout).
+var partfsBin, builtCommit string
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
@@ -26,7 +28,14 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	partfsBin = filepath.Join(dir, "partfs")
-	cmd := exec.Command("go", "build", "-o", partfsBin, "github.com/partfs/partfs/cmd/partfs")
+	// Stamped as mount.sh stamps it, so --version names the commit.
+	out, err := exec.Command("../scripts/commit.sh").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "systest: scripts/commit.sh:", err)
+		return 1
+	}
+	builtCommit = strings.TrimSpace(string(out))
+	cmd := exec.Command("go", "build", "-ldflags", "-X main.commit="+builtCommit, "-o", partfsBin, "github.com/partfs/partfs/cmd/partfs")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "systest: building partfs:", err)

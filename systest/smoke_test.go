@@ -50,7 +50,7 @@ func appendFile(t testing.TB, path, s string) {
 }
 
 // TestSIGTERMRightAfterMount: SIGTERM as soon as the mount appears is a
-// clean stop (exit 0, clean-shutdown marker), as SPEC §1 says for SIGTERM.
+// clean stop (exit 0, clean-shutdown marker), as docs/spec.md §1 says for SIGTERM.
 func TestSIGTERMRightAfterMount(t *testing.T) {
 	testutil.NeedFUSE(t)
 	root := t.TempDir()

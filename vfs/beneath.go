@@ -17,6 +17,11 @@ import (
 // outside its root or a path through a symbolic link.
 var ErrOutside = errors.New("outside the data directory or through a symbolic link")
 
+// ErrLinked is matched by the error of a Beneath filesystem's open for
+// writing of a regular file with more than one hard link: its other names
+// may lie outside the root, so it is refused like a symbolic link.
+var ErrLinked = errors.New("a file with more than one hard link")
+
 // Beneath returns the operating system's filesystem confined to root: every
 // name below root is resolved from root without following any symbolic
 // link (openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, and *at calls on
@@ -24,8 +29,19 @@ var ErrOutside = errors.New("outside the data directory or through a symbolic li
 // create, truncate, rename or removal reaches a file outside root. Root
 // itself is used as given. Names outside root are refused, except root's
 // own ancestors for SyncDir and Stat (making root's creation durable).
+// A relative root, and a relative name, are taken from the working
+// directory (as the kernel does), so a name and its absolute spelling are
+// the same file.
 func Beneath(root string) FS {
-	return &beneathFS{root: filepath.Clean(root)}
+	return &beneathFS{root: absPath(root)}
+}
+
+// absPath is name made absolute from the working directory, and clean.
+func absPath(name string) string {
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return filepath.Clean(name)
 }
 
 type beneathFS struct {
@@ -38,7 +54,7 @@ const resolveStrict = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS
 
 // rel returns name relative to root: "" for root, ok=false outside root.
 func (b *beneathFS) rel(name string) (string, bool) {
-	name = filepath.Clean(name)
+	name = absPath(name)
 	if name == b.root {
 		return "", true
 	}
@@ -50,7 +66,7 @@ func (b *beneathFS) rel(name string) (string, bool) {
 }
 
 func (b *beneathFS) ancestor(name string) bool {
-	name = filepath.Clean(name)
+	name = absPath(name)
 	return name == filepath.Dir(b.root) || strings.HasPrefix(b.root, strings.TrimSuffix(name, "/")+"/")
 }
 
@@ -80,6 +96,9 @@ func (b *beneathFS) openRel(op, name, rel string, flag int, perm uint32) (int, e
 	}
 	if rel == "" {
 		rel = "."
+	}
+	if flag&(unix.O_CREAT|unix.O_TMPFILE) == 0 {
+		perm = 0 // openat2 refuses a mode it would not use
 	}
 	how := unix.OpenHow{Flags: uint64(flag | unix.O_CLOEXEC), Mode: uint64(perm), Resolve: resolveStrict}
 	for {
@@ -119,11 +138,34 @@ func (b *beneathFS) OpenFile(name string, flag int, perm os.FileMode) (File, err
 	if !ok {
 		return nil, outside("open", name)
 	}
-	fd, err := b.openRel("open", name, rel, flag, uint32(perm.Perm()))
+	// O_TRUNC waits for the link check: it would cut the other names too
+	fd, err := b.openRel("open", name, rel, flag&^os.O_TRUNC, uint32(perm.Perm()))
 	if err != nil {
 		return nil, err
 	}
+	if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
+		if err := writableHere(fd, flag); err != nil {
+			unix.Close(fd)
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
 	return os.NewFile(uintptr(fd), name), nil
+}
+
+// writableHere refuses a regular file with more than one hard link and
+// then applies O_TRUNC.
+func writableHere(fd, flag int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
+		return fmt.Errorf("%w (%d links)", ErrLinked, st.Nlink)
+	}
+	if flag&os.O_TRUNC != 0 {
+		return unix.Ftruncate(fd, 0)
+	}
+	return nil
 }
 
 func (b *beneathFS) Create(name string) (File, error) {

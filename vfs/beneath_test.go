@@ -112,3 +112,74 @@ func TestBeneathStat(t *testing.T) {
 		t.Errorf("stat of a missing file: %v, want ErrNotExist", err)
 	}
 }
+
+// TestBeneathRefusesHardLinksForWriting: a regular file with a second name
+// (outside the root) is not opened for writing, not even truncated by
+// O_TRUNC; reading it is allowed.
+func TestBeneathRefusesHardLinksForWriting(t *testing.T) {
+	top := t.TempDir()
+	root := filepath.Join(top, "data")
+	must(t, os.MkdirAll(filepath.Join(root, "t-0"), 0o755))
+	outside := filepath.Join(top, "outside")
+	must(t, os.WriteFile(outside, []byte("keep me"), 0o600))
+	inside := filepath.Join(root, "t-0", "00000000000000000000.log")
+	must(t, os.Link(outside, inside))
+	fs := Beneath(root)
+	for _, flag := range []int{os.O_RDWR, os.O_WRONLY | os.O_APPEND, os.O_RDWR | os.O_TRUNC, os.O_RDWR | os.O_CREATE | os.O_TRUNC} {
+		if _, err := fs.OpenFile(inside, flag, 0o644); !errors.Is(err, ErrLinked) {
+			t.Errorf("open flags %#x: %v, want ErrLinked", flag, err)
+		}
+	}
+	f, err := fs.Open(inside)
+	if err != nil {
+		t.Fatalf("read-only open: %v", err)
+	}
+	f.Close()
+	if b, err := os.ReadFile(outside); err != nil || string(b) != "keep me" {
+		t.Fatalf("the file outside was touched: %q %v", b, err)
+	}
+	fresh := filepath.Join(root, "t-0", "new")
+	if f, err := fs.OpenFile(fresh, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644); err != nil {
+		t.Fatalf("create: %v", err)
+	} else {
+		f.Close()
+	}
+}
+
+// TestBeneathRelativeRoot: a relative root and relative names are the same
+// files as their absolute spellings, also through a CachedFS reopening with
+// a budget of one descriptor.
+func TestBeneathRelativeRoot(t *testing.T) {
+	top := t.TempDir()
+	t.Chdir(top)
+	must(t, os.MkdirAll("data/t-0", 0o755))
+	fs := NewCachedFS(Beneath("data"), 1)
+	var files []File
+	for i := 0; i < 4; i++ {
+		name := filepath.Join("data", "t-0", string(rune('a'+i)))
+		if i%2 == 1 {
+			name = filepath.Join(top, name)
+		}
+		f, err := fs.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatalf("open %s: %v", name, err)
+		}
+		files = append(files, f)
+	}
+	for round := 0; round < 3; round++ {
+		for i, f := range files {
+			if _, err := f.WriteAt([]byte{byte('0' + round)}, int64(round)); err != nil {
+				t.Fatalf("write %d after eviction: %v", i, err)
+			}
+		}
+	}
+	for _, f := range files {
+		f.Close()
+	}
+	if b, err := os.ReadFile(filepath.Join(top, "data/t-0/d")); err != nil || string(b) != "012" {
+		t.Fatalf("data/t-0/d: %q %v", b, err)
+	}
+	if _, err := fs.Open("elsewhere"); !errors.Is(err, ErrOutside) {
+		t.Fatalf("a relative name outside the root: %v", err)
+	}
+}

@@ -26,12 +26,11 @@ examples:
 func checkCmd(args []string) int {
 	fl := flag.NewFlagSet("check", flag.ContinueOnError)
 	fl.Usage = func() { fmt.Fprint(fl.Output(), checkHelp) }
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseArgs(fl, args, os.Stdout, os.Stderr); done {
 		return code
 	}
-	if fl.NArg() != 1 {
-		fl.Usage()
-		return 2
+	if what := argCount(fl.Args(), false, "DATADIR"); what != "" {
+		return refuse(os.Stderr, "check", what)
 	}
 	damaged, err := inspect.CheckProgress(os.Stdout, fl.Arg(0), os.Stderr)
 	switch {

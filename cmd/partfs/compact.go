@@ -65,17 +65,15 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(fl.Output(), compactHelp)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlagsTo(fl, args, stdout, stderr); done {
+	if code, done := parseArgs(fl, args, stdout, stderr); done {
 		return code
 	}
-	if fl.NArg() < 1 {
-		fl.Usage()
-		return 2
+	if what := argCount(fl.Args(), true, "DATADIR"); what != "" {
+		return refuse(stderr, "compact", what)
 	}
 	logger, err := lf.logger(stderr, "compact")
 	if err != nil {
-		fmt.Fprintln(stderr, "partfs compact:", err)
-		return 2
+		return refuse(stderr, "compact", err.Error())
 	}
 	sum, err := compactDir(fl.Arg(0), fl.Args()[1:], *force, *dedupe, defaults, logger, stderr)
 	for _, why := range sum.Skipped {

@@ -66,18 +66,19 @@ func runDevCluster(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 		fmt.Fprint(fl.Output(), devClusterHelp)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlagsTo(fl, args, stdout, stderr); done {
+	if code, done := parseArgs(fl, args, stdout, stderr); done {
 		return code
 	}
-	if fl.NArg() != 0 || o.Brokers < 1 {
-		fl.Usage()
-		return 2
+	if what := argCount(fl.Args(), false); what != "" {
+		return refuse(stderr, "dev-cluster", what)
+	}
+	if o.Brokers < 1 {
+		return refuse(stderr, "dev-cluster", fmt.Sprintf("--brokers %d: want at least 1", o.Brokers))
 	}
 	o.Topics = topics
 	lg, err := lf.logger(stderr, "dev-cluster")
 	if err != nil {
-		fmt.Fprintln(stderr, "partfs dev-cluster:", err)
-		return 2
+		return refuse(stderr, "dev-cluster", err.Error())
 	}
 	o.Logger = lg.WithField("component", "kfake")
 	c, err := devcluster.Start(o)

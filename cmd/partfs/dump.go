@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -42,20 +41,18 @@ func dumpCmd(args []string) int {
 	fl.BoolVar(&offsets, "offsets-decoder", false, "decode records as __consumer_offsets' offset commits and group metadata (implies --print-data)")
 	fl.BoolVar(&txns, "transaction-log-decoder", false, "decode records as __transaction_state's transaction metadata (implies --print-data)")
 	fl.BoolVar(&meta, "cluster-metadata-decoder", false, "decode records as __cluster_metadata's KRaft metadata records (implies --print-data)")
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseArgs(fl, args, os.Stdout, os.Stderr); done {
 		return code
 	}
-	if fl.NArg() == 0 {
-		fl.Usage()
-		return 2
+	if what := argCount(fl.Args(), true, "FILE"); what != "" {
+		return refuse(os.Stderr, "dump", what)
 	}
 	for _, d := range []struct {
 		on bool
 		t  internaltopic.Topic
 	}{{offsets, internaltopic.ConsumerOffsets}, {txns, internaltopic.TransactionState}, {meta, internaltopic.ClusterMetadata}} {
 		if d.on && opt.Decoder != internaltopic.None {
-			fmt.Fprintln(os.Stderr, "partfs dump: give at most one of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder")
-			return 2
+			return refuse(os.Stderr, "dump", "give at most one of --offsets-decoder, --transaction-log-decoder, --cluster-metadata-decoder")
 		}
 		if d.on {
 			opt.Decoder = d.t
@@ -72,6 +69,9 @@ func dumpCmd(args []string) int {
 }
 
 func dumpFile(w io.Writer, file string, opt inspect.DumpOptions) error {
+	if fi, err := os.Stat(file); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		return fmt.Errorf("%s is empty (0 bytes): nothing to dump", file)
+	}
 	if !opt.JSON {
 		fmt.Fprintf(w, "Dumping %s\n", file)
 	}
@@ -81,6 +81,8 @@ func dumpFile(w io.Writer, file string, opt inspect.DumpOptions) error {
 		return inspect.DumpIndex(w, file, opt)
 	case strings.HasSuffix(name, kafkaname.TxnIndexSuffix):
 		return inspect.DumpTxnIndex(w, file, opt)
+	case isSnapshot(name):
+		return inspect.DumpLog(w, file, opt)
 	case strings.HasSuffix(name, "checkpoint") || name == kafkaname.PartitionMetadataFile || name == kafkaname.MetaPropertiesFile || name == kafkaname.CleanShutdownFile:
 		return inspect.DumpCheckpoint(w, file, opt)
 	default:
@@ -88,30 +90,9 @@ func dumpFile(w io.Writer, file string, opt inspect.DumpOptions) error {
 	}
 }
 
-// parseFlags parses args; done reports that the command should exit with
-// code. --help prints the command's usage to stdout (exit 0, so `partfs
-// CMD --help | less` shows it); a bad flag prints the error and the usage
-// to stderr (exit 2). fl.Usage writes to fl.Output().
-func parseFlags(fl *flag.FlagSet, args []string) (code int, done bool) {
-	return parseFlagsTo(fl, args, os.Stdout, os.Stderr)
-}
-
-func parseFlagsTo(fl *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, done bool) {
-	usage := fl.Usage
-	fl.Usage = func() {}
-	fl.SetOutput(stderr)
-	err := fl.Parse(args)
-	fl.Usage = usage
-	switch {
-	case err == nil:
-		return 0, false
-	case errors.Is(err, flag.ErrHelp):
-		fl.SetOutput(stdout)
-		fl.Usage()
-		fl.SetOutput(stderr)
-		return 0, true
-	default:
-		fl.Usage()
-		return 2, true
-	}
+// isSnapshot reports that name is a KRaft metadata snapshot, a log of
+// record batches despite its .checkpoint suffix.
+func isSnapshot(name string) bool {
+	_, _, ok := kafkaname.ParseSnapshotCheckpoint(name)
+	return ok
 }

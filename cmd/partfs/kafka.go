@@ -13,7 +13,7 @@ import (
 	"github.com/partfs/partfs/kafkalog"
 )
 
-// kafkaFlags are the mount flags of a Kafka cluster (SPEC §9).
+// kafkaFlags are the mount flags of a Kafka cluster (docs/spec.md §9).
 type kafkaFlags struct {
 	brokers              string
 	tls                  bool

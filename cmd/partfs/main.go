@@ -30,10 +30,11 @@ func main() {
 }
 
 // run runs the command line args: help asked for goes to stdout (exit 0),
-// a missing or unknown command gets the usage on stderr (exit 2).
+// a missing or unknown command is refused in one line and a hint on
+// stderr (exit 2).
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		usage(stderr)
+		fmt.Fprintln(stderr, "partfs: no command given\nRun 'partfs --help' for the commands.")
 		return 2
 	}
 	switch args[0] {
@@ -49,8 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return c.run(args[1:])
 		}
 	}
-	fmt.Fprintf(stderr, "partfs: unknown command %q\n\n", args[0])
-	usage(stderr)
+	fmt.Fprintf(stderr, "partfs: unknown command %q\nRun 'partfs --help' for the commands.\n", args[0])
 	return 2
 }
 

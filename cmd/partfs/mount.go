@@ -56,6 +56,7 @@ type mountFlags struct {
 	config                          configFlags
 	datadir, mountpoint             string
 	kafka                           kafkaFlags
+	schemas                         schemaFlags
 }
 
 // parseMountFlags parses the mount command line; done reports that the
@@ -74,26 +75,23 @@ func parseMountFlags(args []string, stdout, stderr io.Writer) (_ *mountFlags, co
 	fl.StringVar(&mf.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole mount to this file")
 	fl.Var(mf.config, "config", "KEY=VALUE topic default for this mount (repeatable; not stored)")
 	mf.kafka.register(fl)
+	mf.schemas.register(fl)
 	fl.Usage = func() {
 		fmt.Fprint(fl.Output(), mountHelp)
 		fl.PrintDefaults()
 	}
-	if code, done := parseFlagsTo(fl, args, stdout, stderr); done {
+	if code, done := parseArgs(fl, args, stdout, stderr); done {
 		return nil, code, true
 	}
 	if mf.kafka.brokers != "" {
-		if fl.NArg() != 1 {
-			fl.Usage()
-			fmt.Fprintln(stderr, "partfs mount: with --kafka, need only MOUNTPOINT")
-			return nil, 2, true
+		if what := argCount(fl.Args(), false, "MOUNTPOINT"); what != "" {
+			return nil, refuse(stderr, "mount", what+" (with --kafka, give only MOUNTPOINT)"), true
 		}
 		mf.mountpoint = fl.Arg(0)
 		return mf, 0, false
 	}
-	if fl.NArg() != 2 {
-		fl.Usage()
-		fmt.Fprintln(stderr, "partfs mount: need DATADIR and MOUNTPOINT")
-		return nil, 2, true
+	if what := argCount(fl.Args(), false, "DATADIR", "MOUNTPOINT"); what != "" {
+		return nil, refuse(stderr, "mount", what), true
 	}
 	mf.datadir, mf.mountpoint = fl.Arg(0), fl.Arg(1)
 	return mf, 0, false
@@ -108,8 +106,7 @@ func mountCmd(args []string) int {
 	}
 	lg, err := mf.log.logger(os.Stderr, "mount")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "partfs mount:", err)
-		return 2
+		return refuse(os.Stderr, "mount", err.Error())
 	}
 	if mf.cpuProfile != "" {
 		f, err := os.Create(mf.cpuProfile)
@@ -121,8 +118,12 @@ func mountCmd(args []string) int {
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	if err := serve(mf, lg); err != nil {
-		lg.WithError(err).Error("partfs mount failed")
-		fmt.Fprintln(os.Stderr, "partfs mount:", err)
+		// Once: a plain line for a person, a log record for a machine.
+		if mf.log.format == "json" {
+			lg.WithError(err).Error("partfs mount failed")
+		} else {
+			fmt.Fprintln(os.Stderr, "partfs mount:", err)
+		}
 		return 1
 	}
 	return 0
@@ -140,6 +141,9 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		return fmt.Errorf("--config: %w", err)
 	}
 	if err := checkMountpoint(mf.mountpoint); err != nil {
+		return err
+	}
+	if err := checkFUSE("/dev/fuse"); err != nil {
 		return err
 	}
 	noteDataDir(mf.datadir, mf.mountpoint, mf.readOnly, lg)
@@ -181,24 +185,37 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		}
 		defer serveMetrics(ln, mets, lg)()
 	}
-	fsys := pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: mets})
+	codecs, err := mf.schemas.codecs(st, mf.kafka.timeout, mets, lg)
+	if err != nil {
+		stopCleaner()
+		_ = st.Close()
+		return fmt.Errorf("--schema-registry: %w", err)
+	}
+	fsys := pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: mets, Schemas: codecs})
 	srv, err := fsys.Mount(mf.mountpoint, pfs.MountOptions{AllowOther: mf.allowOther, Debug: mf.debugFUSE, FsName: fsName, NoPageCache: mf.noPageCache})
 	if err != nil {
 		stopCleaner()
 		_ = st.Close()
-		return fmt.Errorf("mount on %s: %w", mf.mountpoint, err)
+		return fmt.Errorf("mount on %s: %w", mf.mountpoint, describeMountError(err))
 	}
 	lg.WithFields(logrus.Fields{"datadir": fsName, "mountpoint": mf.mountpoint, "read_only": mf.readOnly}).Info("mounted")
-	conn, served := fuseConn(mf.mountpoint), make(chan struct{})
+	conn, served, stuck := fuseConn(mf.mountpoint), make(chan struct{}), make(chan struct{})
+	go func() { srv.Wait(); close(served) }()
 	go func() {
 		for sig := range stop {
 			lg.WithField("signal", sig.String()).Info("unmounting")
-			stopServing(srv, mf.mountpoint, conn, served, lg)
+			if !stopServing(srv, mf.mountpoint, conn, served, lg) {
+				close(stuck)
+				return
+			}
 		}
 	}()
-	srv.Wait()
-	close(served)
-	lg.Info("unmounted; closing the store")
+	select {
+	case <-served:
+		lg.Info("unmounted; closing the store")
+	case <-stuck:
+		lg.Warn("closing the store with files still open; the kernel ends their connection when this process exits")
+	}
 	stopCleaner()
 	ferr := fsys.Close()
 	if err := st.Close(); err != nil {

@@ -27,12 +27,11 @@ examples:
 func salvageCmd(args []string) int {
 	fl := flag.NewFlagSet("salvage", flag.ContinueOnError)
 	fl.Usage = func() { fmt.Fprint(fl.Output(), salvageHelp) }
-	if code, done := parseFlags(fl, args); done {
+	if code, done := parseArgs(fl, args, os.Stdout, os.Stderr); done {
 		return code
 	}
-	if fl.NArg() < 2 {
-		fl.Usage()
-		return 2
+	if what := argCount(fl.Args(), true, "SRC", "DST"); what != "" {
+		return refuse(os.Stderr, "salvage", what)
 	}
 	res, err := salvage.Run(fl.Arg(0), fl.Arg(1), salvage.Options{Partitions: fl.Args()[2:], Report: os.Stdout, Progress: os.Stderr})
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -18,6 +19,17 @@ import (
 // only after them, and the store is closed after that).
 const unmountGrace = 5 * time.Second
 
+// fusectlDir is where the fusectl filesystem is looked for first
+// (PARTFS_FUSECTL_DIR overrides it, so tests can act as a machine where it
+// is not mounted). Where it is not mounted, the daemon mounts fusectl on a
+// directory of its own for the abort and unmounts it after.
+func fusectlDir() string {
+	if d := os.Getenv("PARTFS_FUSECTL_DIR"); d != "" {
+		return d
+	}
+	return "/sys/fs/fuse/connections"
+}
+
 // fuseConn is the fusectl connection number of the mount at dir (the
 // minor of its device), "" if unknown.
 func fuseConn(dir string) string {
@@ -30,25 +42,49 @@ func fuseConn(dir string) string {
 
 // stopServing unmounts; with files still open it detaches the mount,
 // waits up to unmountGrace for them to close (served closes when the
-// server is done), then aborts connection conn.
-func stopServing(srv *fuse.Server, mountpoint, conn string, served <-chan struct{}, lg *logrus.Entry) {
+// server is done), then aborts connection conn. It returns false when it
+// could not abort: the caller then closes the store and exits, and the
+// kernel aborts the connection when the process's /dev/fuse closes.
+func stopServing(srv *fuse.Server, mountpoint, conn string, served <-chan struct{}, lg *logrus.Entry) bool {
 	err := srv.Unmount()
 	if err == nil {
-		return
+		return true
 	}
 	lg.WithError(err).Warn("unmount busy; detaching lazily")
 	_ = syscall.Unmount(mountpoint, syscall.MNT_DETACH)
 	select {
 	case <-served:
-		return
+		return true
 	case <-time.After(unmountGrace):
 	}
+	lg = lg.WithField("connection", conn)
 	if conn == "" {
-		lg.Warn("files still open and the FUSE connection unknown; serving them until they close")
-		return
+		lg.Warn("files still open and the FUSE connection unknown")
+		return false
 	}
-	lg.WithField("connection", conn).Warn("files still open; aborting the FUSE connection (their callers get ENOTCONN)")
-	if err := os.WriteFile("/sys/fs/fuse/connections/"+conn+"/abort", []byte("1"), 0); err != nil {
-		lg.WithError(err).Warn("abort failed; serving the open files until they close")
+	lg.Warn("files still open; aborting the FUSE connection (their callers get ENOTCONN)")
+	if err := abortConn(conn); err != nil {
+		lg.WithError(err).Warn("abort through fusectl failed")
+		return false
 	}
+	return true
+}
+
+// abortConn writes to fusectl's abort file of connection conn, mounting
+// fusectl on a temporary directory first where it is not mounted.
+func abortConn(conn string) error {
+	dir := fusectlDir()
+	if _, err := os.Stat(filepath.Join(dir, conn, "abort")); err != nil {
+		tmp, err := os.MkdirTemp("", "partfs-fusectl-")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp)
+		if err := unix.Mount("fusectl", tmp, "fusectl", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return &os.PathError{Op: "mount fusectl", Path: tmp, Err: err}
+		}
+		defer unix.Unmount(tmp, unix.MNT_DETACH)
+		dir = tmp
+	}
+	return os.WriteFile(filepath.Join(dir, conn, "abort"), []byte("1"), 0)
 }

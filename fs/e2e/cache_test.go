@@ -260,7 +260,7 @@ func TestOneCachedOpenAtATime(t *testing.T) {
 
 // TestReadInRemovedRecords: an open of log (direct I/O on a writable
 // mount) reading at a position whose records retention removed gets the
-// next surviving records there (SPEC §3), and a new open reads the
+// next surviving records there (docs/spec.md §3), and a new open reads the
 // surviving records.
 func TestReadInRemovedRecords(t *testing.T) {
 	e := newEnv(t, mountOpt{defaults: map[string]string{"file.delete.delay.ms": "0"}})

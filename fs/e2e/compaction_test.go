@@ -156,7 +156,7 @@ func TestMountedReaderAcrossCompaction(t *testing.T) {
 	}
 }
 
-// TestMountedReaderMidRecordAcrossCompaction is SPEC §3's harder case: a
+// TestMountedReaderMidRecordAcrossCompaction is docs/spec.md §3's harder case: a
 // reader whose file position is inside a record (here: 64-byte reads) when
 // the segment is cleaned must continue with the next surviving record,
 // never with the middle of another one.

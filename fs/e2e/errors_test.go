@@ -17,7 +17,7 @@ func openErr(path string, flag int) error {
 	return err
 }
 
-// TestErrnoTable covers SPEC §8's table (ENOSPC and EIO have their own
+// TestErrnoTable covers docs/spec.md §8's table (ENOSPC and EIO have their own
 // tests) and malformed paths; each failure also leaves one log line.
 func TestErrnoTable(t *testing.T) {
 	e := newEnv(t, mountOpt{})

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
@@ -19,6 +20,7 @@ import (
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/metrics"
+	"github.com/partfs/partfs/schema"
 )
 
 func TestMain(m *testing.M) {
@@ -33,6 +35,8 @@ type env struct {
 	st   *logstore.Store
 	fsys *pfs.FS
 	logs *testutil.SyncBuffer
+	// codecs: of a mount with mountOpt.schemasOn
+	codecs *schema.Codecs
 	// closeErrOK: the store may fail to close (a full disk)
 	closeErrOK bool
 }
@@ -42,6 +46,10 @@ type mountOpt struct {
 	defaults      map[string]string
 	noPassthrough bool // segments/ through the daemon
 	noPageCache   bool // log and log.jsonl with direct I/O
+	// schemas: decode schema-encoded payloads with this source (nil: the
+	// store's _schemas topic); set schemasOn for either
+	schemas   func(st *logstore.Store) schema.Source
+	schemasOn bool
 }
 
 func newEnv(t testing.TB, o mountOpt) *env {
@@ -61,7 +69,16 @@ func mountAt(t testing.TB, data string, o mountOpt) *env {
 		t.Fatalf("open %s: %v", data, err)
 	}
 	e.st = st
-	e.fsys = pfs.New(pfs.Options{Store: st, Logger: lg, Metrics: metrics.New(st)})
+	opt := pfs.Options{Store: st, Logger: lg, Metrics: metrics.New(st)}
+	if o.schemasOn {
+		var src schema.Source = schema.NewTopic(st, func() int64 { return time.Now().UnixMilli() })
+		if o.schemas != nil {
+			src = o.schemas(st)
+		}
+		e.codecs = schema.New(schema.Options{Source: src, Logger: lg, Timeout: 2 * time.Second, Failed: opt.Metrics.SchemaFailed})
+		opt.Schemas = e.codecs
+	}
+	e.fsys = pfs.New(opt)
 	t.Cleanup(func() { // runs after the unmount when the mount fails
 		if e.Mount == nil {
 			_ = st.Close()

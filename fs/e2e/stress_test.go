@@ -425,7 +425,7 @@ func jsonValue(l string) (string, bool) {
 // the end, re-reading from the start in one open and whole — while records are
 // appended and retention deletes the oldest segments again and again:
 // no reader gets a NUL, and a reader from the start gets whole lines,
-// each writer's in order and none twice (SPEC §3: a sequential reader
+// each writer's in order and none twice (docs/spec.md §3: a sequential reader
 // continues after a removed record with the next surviving one). A reader
 // through the page cache whose records were removed before it read them
 // gets EIO instead (viewHandle.Read) and opens again.

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Backwards are the records, as SPEC §3 JSON lines, that a log reader
+// Backwards are the records, as docs/spec.md §3 JSON lines, that a log reader
 // returns from a fixture but franz-go's consumer, which wrote the expected
 // files, skips because their batch's offsets go backwards; keyed by the
 // fixture's name relative to Dir.

@@ -7,7 +7,7 @@ import (
 
 // NotErrno is what Errno returns for an error that carries no errno; it is
 // no errno a system call returns, so it never reads as success or as a
-// SPEC §8 code.
+// docs/spec.md §8 code.
 const NotErrno = syscall.Errno(0xffff)
 
 // Errno returns the errno err carries (errors.As): 0 for nil, NotErrno for

@@ -1,4 +1,4 @@
-package record
+package compression
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ func referenceInputs() [][]byte {
 // and it decodes them.
 func TestLZ4MatchesReference(t *testing.T) {
 	needTool(t, "lz4")
-	var c compressors
+	var c Compressors
 	for _, in := range referenceInputs() {
 		ours, err := c.kafkaLZ4(nil, in)
 		if err != nil {
@@ -69,10 +69,10 @@ func TestReferenceToolsDecode(t *testing.T) {
 		level string
 	}{{Zstd, "zstd", "-3"}, {Gzip, "gzip", "-6"}} {
 		needTool(t, c.tool)
-		var cs compressors
-		var d decompressors
+		var cs Compressors
+		var d Decompressors
 		for _, in := range referenceInputs() {
-			ours, err := cs.compress(nil, in, c.codec)
+			ours, err := cs.Compress(nil, in, c.codec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestReferenceToolsDecode(t *testing.T) {
 				t.Errorf("%s -d: %d bytes from our %d, want %d", c.tool, len(got), len(ours), len(in))
 			}
 			theirs := runTool(t, in, c.tool, c.level, "-c")
-			if got, err := d.decompress(nil, theirs, c.codec, 2, 1<<30); err != nil || !bytes.Equal(got, in) {
+			if got, err := d.Decompress(nil, theirs, c.codec, 2, 1<<30); err != nil || !bytes.Equal(got, in) {
 				t.Errorf("%s %s: we decoded %d bytes, %v", c.tool, c.level, len(got), err)
 			}
 		}
@@ -93,7 +93,7 @@ func TestReferenceToolsDecode(t *testing.T) {
 func TestLZ4FrameEdges(t *testing.T) {
 	needTool(t, "lz4")
 	text := bytes.Repeat([]byte("partfs lz4 edge line 0123456789\n"), 5000)
-	var c compressors
+	var c Compressors
 	for _, n := range []int{1, 12, 13, 17, lz4BlockSize - 1, lz4BlockSize, lz4BlockSize + 1,
 		lz4BlockSize + 12, lz4BlockSize + 13, 2*lz4BlockSize + 1} {
 		in := text[:n:n]

@@ -1,4 +1,4 @@
-package record
+package compression
 
 import (
 	"encoding/binary"

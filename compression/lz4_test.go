@@ -1,4 +1,4 @@
-package record
+package compression
 
 import (
 	"bytes"
@@ -61,7 +61,7 @@ func TestLZ4WriterFramesDecode(t *testing.T) {
 // TestLZ4BrokenHeaderChecksum: magic 0 ignores the header checksum (Kafka's
 // old writers computed it wrongly); magic 1 and 2 verify it.
 func TestLZ4BrokenHeaderChecksum(t *testing.T) {
-	var c compressors
+	var c Compressors
 	frame, err := c.kafkaLZ4(nil, []byte("hello hello hello hello"))
 	if err != nil {
 		t.Fatal(err)
@@ -104,17 +104,17 @@ func TestLZ4Rejects(t *testing.T) {
 // TestDecompressBound: every codec stops at the decompressed-size bound.
 func TestDecompressBound(t *testing.T) {
 	src := make([]byte, 1<<20) // zeros compress ~1000:1
-	for _, c := range allCodecs[1:] {
-		var cs compressors
-		comp, err := cs.compress(nil, src, c)
+	for _, c := range []Codec{Gzip, Snappy, LZ4, Zstd} {
+		var cs Compressors
+		comp, err := cs.Compress(nil, src, c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var d decompressors
-		if _, err := d.decompress(nil, comp, c, 2, 1<<19); !errors.Is(err, errTooBig) {
+		var d Decompressors
+		if _, err := d.Decompress(nil, comp, c, 2, 1<<19); !errors.Is(err, ErrTooBig) {
 			t.Errorf("%v: bound 512 KiB on 1 MiB: err %v", c, err)
 		}
-		if out, err := d.decompress(nil, comp, c, 2, 1<<20); err != nil || len(out) != len(src) {
+		if out, err := d.Decompress(nil, comp, c, 2, 1<<20); err != nil || len(out) != len(src) {
 			t.Errorf("%v: bound 1 MiB: %d bytes, err %v", c, len(out), err)
 		}
 	}
@@ -157,7 +157,7 @@ func checkLZ4Block(t *testing.T, src []byte) {
 	if n, err := lz4.UncompressBlock(a[:na], out); err != nil || !bytes.Equal(out[:n], src) {
 		t.Fatalf("%d bytes: pierrec/lz4 decodes %d bytes, %v", len(src), n, err)
 	}
-	var c compressors
+	var c Compressors
 	frame, err := c.kafkaLZ4(nil, src)
 	if err != nil {
 		t.Fatal(err)
@@ -181,8 +181,7 @@ func TestLZ4BlockRoundTrip(t *testing.T) {
 // writes no more than pierrec/lz4's fast compressor, so its speed is not
 // bought with a worse ratio.
 func TestLZ4BlockRatio(t *testing.T) {
-	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
+	area := logArea(1000)
 	var tab lz4Table
 	var scratch [lz4Window]byte
 	var pc lz4.Compressor

@@ -1,4 +1,4 @@
-package record
+package compression
 
 import (
 	"encoding/binary"
@@ -23,8 +23,8 @@ const (
 	lz4Uncompressed = 1 << 31  // block size flag: stored as is
 )
 
-// compressors holds an Encoder's reusable compression state.
-type compressors struct {
+// Compressors holds an Encoder's reusable compression state.
+type Compressors struct {
 	gz   *gzip.Writer
 	zstd *zstd.Encoder
 	lz4  *lz4Table
@@ -36,8 +36,8 @@ type compressors struct {
 
 // compress appends src compressed with c to dst, framed as Kafka's Java
 // client writes it.
-func (c *compressors) compress(dst, src []byte, codec Codec) ([]byte, error) {
-	if codec == None || !codec.valid() {
+func (c *Compressors) Compress(dst, src []byte, codec Codec) ([]byte, error) {
+	if codec == None || !codec.Valid() {
 		return dst, fmt.Errorf("record: cannot compress with codec %v", codec)
 	}
 	return codecs[codec].compress(c, dst, src)
@@ -51,7 +51,7 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (c *compressors) gzip(dst, src []byte) ([]byte, error) {
+func (c *Compressors) gzip(dst, src []byte) ([]byte, error) {
 	w := &appendWriter{b: dst}
 	if c.gz == nil {
 		c.gz = gzip.NewWriter(w)
@@ -88,7 +88,7 @@ func appendXerial(dst, src []byte) []byte {
 // (stored uncompressed when compression does not help), the end mark. A
 // block is read in place when src's capacity runs lz4Window bytes past its
 // start (AppendBatch leaves that room), else through a copy.
-func (c *compressors) kafkaLZ4(dst, src []byte) ([]byte, error) {
+func (c *Compressors) kafkaLZ4(dst, src []byte) ([]byte, error) {
 	if c.lz4 == nil {
 		c.lz4 = new(lz4Table)
 	}
@@ -118,7 +118,7 @@ func (c *compressors) kafkaLZ4(dst, src []byte) ([]byte, error) {
 // without a content checksum, as zstd-jni writes Kafka's frames (the
 // batch's CRC-32C covers them); the frame's checksum would cost 3-4 % of
 // the encoding.
-func (c *compressors) zstdEncode(dst, src []byte) ([]byte, error) {
+func (c *Compressors) zstdEncode(dst, src []byte) ([]byte, error) {
 	if c.zstd == nil {
 		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 		if err != nil {
@@ -138,3 +138,7 @@ func grow(b []byte, n int) []byte {
 	copy(nb, b)
 	return nb
 }
+
+// InPlaceCap is the capacity past a source's start that lets Compress read
+// its LZ4 blocks in place rather than through a copy.
+const InPlaceCap = lz4Window

@@ -1,4 +1,4 @@
-package record
+package compression
 
 import (
 	"math/rand"
@@ -9,7 +9,7 @@ import (
 // TestCodecFraming: compressing random (incompressible) bytes with each
 // codec adds no more than MaxFraming says, at block edges and between.
 func TestCodecFraming(t *testing.T) {
-	var c compressors
+	var c Compressors
 	r := rand.New(rand.NewSource(1))
 	sizes := []int{0, 1, 1000, 32<<10 - 1, 32 << 10, 32<<10 + 1, 64<<10 - 1, 64 << 10, 64<<10 + 1, 128 << 10, 128<<10 + 1, 1 << 20, 3<<20 + 17}
 	for range 8 {
@@ -19,7 +19,7 @@ func TestCodecFraming(t *testing.T) {
 		for _, n := range sizes {
 			src := make([]byte, n)
 			r.Read(src)
-			out, err := c.compress(nil, src, codec)
+			out, err := c.Compress(nil, src, codec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,24 +33,24 @@ func TestCodecFraming(t *testing.T) {
 	}
 }
 
-// TestCodecNames: every name CodecNames lists parses, and each codec's
+// TestCodecNames: every name Names lists parses, and each codec's
 // String parses back to it.
 func TestCodecNames(t *testing.T) {
-	names := CodecNames()
+	names := Names()
 	if !slices.Equal(names, []string{"none", "uncompressed", "gzip", "snappy", "lz4", "zstd"}) {
-		t.Fatalf("CodecNames = %q", names)
+		t.Fatalf("Names = %q", names)
 	}
 	for _, n := range names {
-		if _, err := ParseCodec(n); err != nil {
-			t.Errorf("ParseCodec(%q): %v", n, err)
+		if _, err := Parse(n); err != nil {
+			t.Errorf("Parse(%q): %v", n, err)
 		}
 	}
 	for c := None; c <= Zstd; c++ {
-		if back, err := ParseCodec(c.String()); err != nil || back != c {
-			t.Errorf("ParseCodec(%v.String()) = %v, %v", c, back, err)
+		if back, err := Parse(c.String()); err != nil || back != c {
+			t.Errorf("Parse(%v.String()) = %v, %v", c, back, err)
 		}
 	}
-	if Codec(5).valid() || Codec(5).String() != "unknown(5)" {
+	if Codec(5).Valid() || Codec(5).String() != "unknown(5)" {
 		t.Errorf("codec 5 is valid or named %q", Codec(5).String())
 	}
 }
@@ -60,12 +60,23 @@ func TestCodecNames(t *testing.T) {
 func TestCodecValidFor(t *testing.T) {
 	for magic := int8(0); magic <= 2; magic++ {
 		for c := None; c <= Zstd; c++ {
-			if want := c != Zstd || magic == 2; c.validFor(magic) != want {
-				t.Errorf("%v.validFor(%d) = %v", c, magic, !want)
+			if want := c != Zstd || magic == 2; c.ValidFor(magic) != want {
+				t.Errorf("%v.ValidFor(%d) = %v", c, magic, !want)
 			}
 		}
-		if Codec(5).validFor(magic) || Codec(7).validFor(magic) {
+		if Codec(5).ValidFor(magic) || Codec(7).ValidFor(magic) {
 			t.Errorf("codec 5 or 7 valid for magic %d", magic)
 		}
+	}
+}
+
+func TestParseCodec(t *testing.T) {
+	for _, c := range []Codec{None, Gzip, Snappy, LZ4, Zstd} {
+		if got, err := Parse(c.String()); err != nil || got != c {
+			t.Errorf("%v: %v %v", c, got, err)
+		}
+	}
+	if _, err := Parse("brotli"); err == nil {
+		t.Error("brotli accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package record
+package compression
 
 import (
 	"bytes"
@@ -12,11 +12,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// errTooBig is the cause when a payload inflates past the decoder's bound.
-var errTooBig = errors.New("decompressed size exceeds the bound")
+// ErrTooBig is the cause when a payload inflates past the decoder's bound.
+var ErrTooBig = errors.New("decompressed size exceeds the bound")
 
-// decompressors holds a Decoder's reusable decompression state.
-type decompressors struct {
+// Decompressors holds a Decoder's reusable decompression state.
+type Decompressors struct {
 	gz   *gzip.Reader
 	zstd *zstd.Decoder
 	// zstdLimit is the bound zstd was created with
@@ -27,8 +27,8 @@ type decompressors struct {
 
 // decompress inflates src (a records area or legacy wrapper value) into
 // dst[:0], at most limit bytes. magic selects the LZ4 header-checksum rule.
-func (d *decompressors) decompress(dst, src []byte, codec Codec, magic int8, limit int) ([]byte, error) {
-	if codec == None || !codec.valid() {
+func (d *Decompressors) Decompress(dst, src []byte, codec Codec, magic int8, limit int) ([]byte, error) {
+	if codec == None || !codec.Valid() {
 		return dst[:0], fmt.Errorf("unknown compression codec id %d", int8(codec))
 	}
 	return codecs[codec].decompress(d, dst[:0], src, magic, limit)
@@ -36,7 +36,7 @@ func (d *decompressors) decompress(dst, src []byte, codec Codec, magic int8, lim
 
 // gunzip inflates with the one-shot inflater and, where it declines,
 // with klauspost's reader.
-func (d *decompressors) gunzip(dst, src []byte, limit int) ([]byte, error) {
+func (d *Decompressors) gunzip(dst, src []byte, limit int) ([]byte, error) {
 	if d.inf == nil {
 		d.inf = new(inflater)
 	}
@@ -67,7 +67,7 @@ func readBounded(dst []byte, r io.Reader, limit int, what string) ([]byte, error
 		n, err := r.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+n]
 		if len(dst) > limit {
-			return dst[:0], errTooBig
+			return dst[:0], ErrTooBig
 		}
 		if err == io.EOF {
 			return dst, nil
@@ -116,7 +116,7 @@ func appendSnappyBlock(dst, block []byte, limit int) ([]byte, error) {
 		return dst, fmt.Errorf("snappy: a block of %d bytes claims %d bytes uncompressed, more than it can hold (%d)", len(block), n, most)
 	}
 	if n > limit-len(dst) {
-		return dst, errTooBig
+		return dst, ErrTooBig
 	}
 	at := len(dst)
 	dst = grow(dst, n)[:at+n]
@@ -135,7 +135,7 @@ func maxUnsnappied(n int) int { return 64 * n / 3 }
 
 // unzstd decodes src's zstd frames, its content size claims checked
 // first (checkZstdClaims).
-func (d *decompressors) unzstd(dst, src []byte, limit int) ([]byte, error) {
+func (d *Decompressors) unzstd(dst, src []byte, limit int) ([]byte, error) {
 	if err := checkZstdClaims(src); err != nil {
 		return dst, err
 	}
@@ -152,12 +152,12 @@ func (d *decompressors) unzstd(dst, src []byte, limit int) ([]byte, error) {
 	out, err := d.zstd.DecodeAll(src, dst)
 	if err != nil {
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
-			return dst, errTooBig
+			return dst, ErrTooBig
 		}
 		return dst, fmt.Errorf("zstd: %w", err)
 	}
 	if len(out) > limit {
-		return out[:0], errTooBig
+		return out[:0], ErrTooBig
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package record
+package compression
 
 import (
 	"bytes"
@@ -15,8 +15,7 @@ import (
 // inflateInputs are payloads for the inflater: the benchmarks' records
 // area, its edges, runs, and bytes that do not compress.
 func inflateInputs() [][]byte {
-	recs := logLines(1000)
-	area, _ := appendRecords(nil, recs, recs[0].Timestamp, offsetDeltas{})
+	area := logArea(1000)
 	rnd := make([]byte, 70000)
 	for i, x := 0, uint32(7); i < len(rnd); i++ {
 		x = x*1664525 + 1013904223
@@ -98,7 +97,7 @@ func TestInflateDeclines(t *testing.T) {
 		if out, err := f.gunzipMember(nil, c.src, c.limit); err != errInflateDeclined {
 			t.Errorf("%s: %d bytes, %v, want declined", c.name, len(out), err)
 		}
-		var d decompressors
+		var d Decompressors
 		out, err := d.gunzip(nil, c.src, c.limit)
 		want := in
 		if c.name == "two members" {
@@ -114,14 +113,14 @@ func TestInflateDeclines(t *testing.T) {
 // bytes can inflate to (here the bound, from an empty block) fails, and no
 // buffer of the claimed size is made for it.
 func TestInflateFalseSize(t *testing.T) {
-	limit := DefaultMaxDecompressed
+	limit := maxDecompressed
 	member := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255, 3, 0, 0, 0, 0, 0}
 	member = binary.LittleEndian.AppendUint32(member, uint32(limit))
 	var f inflater
 	if out, err := f.gunzipMember(nil, member, limit); err != errInflateDeclined || cap(out) != 0 {
 		t.Fatalf("gunzipMember: %v, a buffer of %d bytes", err, cap(out))
 	}
-	var d decompressors
+	var d Decompressors
 	d.gunzip(nil, member, limit)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

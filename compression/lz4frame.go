@@ -1,4 +1,4 @@
-package record
+package compression
 
 import (
 	"encoding/binary"
@@ -109,7 +109,7 @@ func appendLZ4Block(dst, block []byte, stored bool, maxBlock, limit int) ([]byte
 	at := len(dst)
 	if stored {
 		if len(block) > limit-at {
-			return dst, errTooBig
+			return dst, ErrTooBig
 		}
 		return append(dst, block...), nil
 	}
@@ -118,12 +118,12 @@ func appendLZ4Block(dst, block []byte, stored bool, maxBlock, limit int) ([]byte
 	n, err := lz4.UncompressBlock(block, dst[at:at+room])
 	if err != nil {
 		if at+room > limit {
-			return dst[:at], errTooBig
+			return dst[:at], ErrTooBig
 		}
 		return dst[:at], fmt.Errorf("lz4: %w", err)
 	}
 	if at+n > limit {
-		return dst[:at], errTooBig
+		return dst[:at], ErrTooBig
 	}
 	return dst[:at+n], nil
 }

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/metrics"
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/schema"
+)
+
+// schemaFlags say where schemas come from (SPEC §11).
+type schemaFlags struct {
+	urls, user, passFile string
+	ca, cert, key        string
+}
+
+func (s *schemaFlags) register(fl *flag.FlagSet) {
+	fl.StringVar(&s.urls, "schema-registry", "", "decode and encode schema-encoded payloads with this Schema Registry: URL[,URL...] (default: the _schemas topic of the data directory or cluster)")
+	fl.StringVar(&s.user, "schema-registry-user", "", "basic-auth user of the registry; the password comes from PARTFS_SCHEMA_REGISTRY_PASSWORD or --schema-registry-password-file")
+	fl.StringVar(&s.passFile, "schema-registry-password-file", "", "file holding the registry password (first line)")
+	fl.StringVar(&s.ca, "schema-registry-ca", "", "PEM file of the CA that signs the registry's certificate")
+	fl.StringVar(&s.cert, "schema-registry-cert", "", "PEM file of a client certificate for the registry (with --schema-registry-key)")
+	fl.StringVar(&s.key, "schema-registry-key", "", "PEM file of the client certificate's key")
+}
+
+// codecs returns the schema codecs of the mount: over the registry when
+// one is given, else over st's _schemas topic.
+func (s *schemaFlags) codecs(st partlog.Store, timeout time.Duration, mets *metrics.Metrics, lg *logrus.Entry) (*schema.Codecs, error) {
+	var src schema.Source
+	if s.urls == "" {
+		src = schema.NewTopic(st, func() int64 { return time.Now().UnixMilli() })
+	} else {
+		pass := os.Getenv("PARTFS_SCHEMA_REGISTRY_PASSWORD")
+		if s.passFile != "" {
+			b, err := os.ReadFile(s.passFile)
+			if err != nil {
+				return nil, fmt.Errorf("--schema-registry-password-file: %w", err)
+			}
+			line, _, _ := strings.Cut(string(b), "\n")
+			pass = strings.TrimSuffix(line, "\r")
+		}
+		reg, err := schema.NewRegistry(schema.RegistryOptions{
+			URLs: strings.Split(s.urls, ","), User: s.user, Password: pass,
+			CAFile: s.ca, CertFile: s.cert, KeyFile: s.key,
+		})
+		if err != nil {
+			return nil, err
+		}
+		src = reg
+	}
+	return schema.New(schema.Options{
+		Source: src, Timeout: timeout, Failed: mets.SchemaFailed,
+		Logger: lg.WithField("component", "schemas"),
+	}), nil
+}

@@ -1,0 +1,6 @@
+// Package docs holds partfs's documentation: the contract (spec.md), the
+// choices made where it is silent, the design and Kafka's formats. It has
+// no code; its tests check that every cite of the contract or of the
+// format reference anywhere in the repository names a section these files
+// have, and that nothing points outside the repository for them.
+package docs

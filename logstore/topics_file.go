@@ -1,0 +1,176 @@
+package logstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"sort"
+	"strconv"
+
+	"github.com/partfs/partfs/partlog"
+	"github.com/partfs/partfs/vfs"
+)
+
+// topicsDoc is partfs-topics.json at the data directory root (Kafka
+// ignores it): each topic's configuration overrides, every value a JSON
+// string, and since version 2 a CRC-32C per topic entry (of the entry's
+// canonical JSON, keys sorted) so that a damaged entry closes its topic
+// only; an entry without one (edited by hand: delete its checksum) is taken
+// as it is. Entries of topics without an opened directory are kept verbatim.
+type topicsDoc struct {
+	Version   int                        `json:"version"`
+	Topics    map[string]json.RawMessage `json:"topics"`
+	Checksums map[string]string          `json:"checksums,omitempty"`
+}
+
+const topicsFileVersion = 2
+
+// storedTopics is what partfs-topics.json holds: every entry verbatim (the
+// file is rewritten from these, so no entry is dropped), and per topic the
+// overrides when the entry is sound or the reason it is not.
+type storedTopics struct {
+	raw       map[string]json.RawMessage
+	sums      map[string]string
+	overrides map[string]map[string]string
+	bad       map[string]error
+	damaged   error // the whole file could not be read: no topic is opened, nothing rewritten
+}
+
+var topicsCRC = crc32.MakeTable(crc32.Castagnoli)
+
+func topicEntrySum(canonical []byte) string {
+	return strconv.FormatUint(uint64(crc32.Checksum(canonical, topicsCRC)), 16)
+}
+
+// readTopicsFile reads and verifies partfs-topics.json. A missing file is
+// empty; a file that is not a JSON object of topics marks the whole file
+// damaged; an entry that is not an object of string values, or fails its
+// checksum, marks that topic bad.
+func (st *Store) readTopicsFile() *storedTopics {
+	s := &storedTopics{raw: map[string]json.RawMessage{}, sums: map[string]string{},
+		overrides: map[string]map[string]string{}, bad: map[string]error{}}
+	path := st.path(topicsFile)
+	f, err := st.fs.Open(path)
+	if isNotExist(err) {
+		return s
+	}
+	var data []byte
+	if err == nil {
+		data, err = readAll(f)
+		f.Close()
+	}
+	var doc topicsDoc
+	if err == nil {
+		err = json.Unmarshal(data, &doc)
+	}
+	if err == nil && doc.Version != 1 && doc.Version != topicsFileVersion {
+		err = fmt.Errorf("unknown version %d", doc.Version)
+	}
+	if err != nil {
+		s.damaged = fmt.Errorf("%s: %w: %v", path, partlog.ErrCorrupt, err)
+		return s
+	}
+	for name, raw := range doc.Topics {
+		s.raw[name] = raw
+		if sum, ok := doc.Checksums[name]; ok {
+			s.sums[name] = sum
+		}
+		kv, err := parseTopicEntry(raw, doc.Checksums[name])
+		if err != nil {
+			s.bad[name] = fmt.Errorf("%s, topic %q: %w: %v", path, name, partlog.ErrCorrupt, err)
+			continue
+		}
+		s.overrides[name] = kv
+		if _, ok := doc.Checksums[name]; !ok {
+			s.set(name, kv) // checksummed from the next rewrite on
+		}
+	}
+	return s
+}
+
+// parseTopicEntry decodes one topic's entry: an object whose values are all
+// JSON strings, matching its checksum when it has one (an entry without one
+// was written by hand or by an older partfs).
+func parseTopicEntry(raw json.RawMessage, sum string) (map[string]string, error) {
+	var vals map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &vals); err != nil || vals == nil {
+		return nil, fmt.Errorf("entry is not a JSON object: %s", clip(raw))
+	}
+	kv := make(map[string]string, len(vals))
+	for k, v := range vals {
+		var s string
+		if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
+			return nil, fmt.Errorf("key %q: value %s is not a JSON string", k, clip(v))
+		}
+		kv[k] = s
+	}
+	if sum == "" {
+		return kv, nil
+	}
+	canonical, err := json.Marshal(kv)
+	if err != nil {
+		return nil, err
+	}
+	if got := topicEntrySum(canonical); got != sum {
+		return nil, fmt.Errorf("checksum %q does not match the entry's %q", sum, got)
+	}
+	return kv, nil
+}
+
+func clip(b []byte) string {
+	if len(b) > 64 {
+		return string(b[:64]) + "..."
+	}
+	return string(b)
+}
+
+// unusable says why topic name's stored entry cannot be used (nil when it
+// can): the file or the entry is damaged.
+func (s *storedTopics) unusable(name string) error {
+	if s.damaged != nil {
+		return s.damaged
+	}
+	return s.bad[name]
+}
+
+// set replaces topic name's entry with overrides (removing it when
+// empty). REQUIRES: st.mu held.
+func (s *storedTopics) set(name string, overrides map[string]string) error {
+	if len(overrides) == 0 {
+		delete(s.raw, name)
+		delete(s.sums, name)
+		return nil
+	}
+	data, err := json.Marshal(overrides)
+	if err != nil {
+		return err
+	}
+	s.raw[name] = data
+	s.sums[name] = topicEntrySum(data)
+	return nil
+}
+
+// writeTopicsFile persists every entry the file holds (topics not opened,
+// without a directory or with a bad entry too). REQUIRES: st.mu held.
+func (st *Store) writeTopicsFile() error {
+	s := st.stored
+	if s.damaged != nil {
+		return fmt.Errorf("not rewriting a damaged topic configuration: %w", s.damaged)
+	}
+	doc := topicsDoc{Version: topicsFileVersion, Topics: s.raw, Checksums: map[string]string{}}
+	names := make([]string, 0, len(s.raw))
+	for name := range s.raw {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if sum, ok := s.sums[name]; ok {
+			doc.Checksums[name] = sum
+		}
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return vfs.WriteFileDurable(st.fs, st.path(topicsFile), append(data, '\n'))
+}

@@ -1,0 +1,611 @@
+package schema
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hamba/avro/v2"
+
+	"github.com/partfs/partfs/record"
+)
+
+// avroAPI is hamba/avro's configuration with strings and bytes up to
+// 64 MiB (its default refuses more than 1 MiB).
+var avroAPI = avro.Config{MaxByteSliceSize: 64 << 20}.Freeze()
+
+// avroCodec renders and encodes one Avro schema. The walk over the schema
+// is ours (SPEC's plain JSON: a union is its branch's value, a decimal a
+// decimal string); the binary primitives and schema parsing are
+// hamba/avro's.
+type avroCodec struct{ s avro.Schema }
+
+// parseAvro parses text with the named types of refs (Avro schemas,
+// parsed in order, that text may use by full name).
+func parseAvro(text string, refs []string) (*avroCodec, error) {
+	cache := &avro.SchemaCache{}
+	for _, r := range refs {
+		if _, err := avro.ParseWithCache(r, "", cache); err != nil {
+			return nil, fmt.Errorf("referenced schema: %w", err)
+		}
+	}
+	s, err := avro.ParseWithCache(text, "", cache)
+	if err != nil {
+		return nil, err
+	}
+	return &avroCodec{s: s}, nil
+}
+
+func (c *avroCodec) appendJSON(dst, data []byte) ([]byte, error) {
+	r := avro.NewReader(nil, 0, avro.WithReaderConfig(avroAPI)).Reset(data)
+	d := avroDecoder{r: r, budget: 8*len(data) + 1024}
+	dst = d.value(dst, c.s)
+	if r.Error != nil {
+		return dst, fmt.Errorf("avro: %w", r.Error)
+	}
+	if d.err != nil {
+		return dst, d.err
+	}
+	return dst, nil
+}
+
+// avroDecoder writes the JSON of Avro binary data. budget bounds the
+// array and map items a payload may claim (items of an empty record take
+// no bytes).
+type avroDecoder struct {
+	r      *avro.Reader
+	budget int
+	err    error
+}
+
+func (d *avroDecoder) failed() bool { return d.r.Error != nil || d.err != nil }
+
+func (d *avroDecoder) value(dst []byte, s avro.Schema) []byte {
+	if d.failed() {
+		return dst
+	}
+	r := d.r
+	switch s := s.(type) {
+	case *avro.RefSchema:
+		return d.value(dst, s.Schema())
+	case *avro.NullSchema:
+		return append(dst, "null"...)
+	case *avro.RecordSchema:
+		dst = append(dst, '{')
+		for i, f := range s.Fields() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = record.AppendJSONString(dst, f.Name())
+			dst = append(dst, ':')
+			dst = d.value(dst, f.Type())
+		}
+		return append(dst, '}')
+	case *avro.EnumSchema:
+		i := int(r.ReadInt())
+		sym, ok := s.Symbol(i)
+		if !ok && r.Error == nil {
+			d.err = fmt.Errorf("avro: enum %s has no symbol %d", s.FullName(), i)
+		}
+		return record.AppendJSONString(dst, sym)
+	case *avro.ArraySchema:
+		dst = append(dst, '[')
+		n := 0
+		d.blocks(func() {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = d.value(dst, s.Items())
+		})
+		return append(dst, ']')
+	case *avro.MapSchema:
+		dst = append(dst, '{')
+		n := 0
+		d.blocks(func() {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = record.AppendJSONString(dst, r.ReadString())
+			dst = append(dst, ':')
+			dst = d.value(dst, s.Values())
+		})
+		return append(dst, '}')
+	case *avro.UnionSchema:
+		i := int(r.ReadLong())
+		types := s.Types()
+		if i < 0 || i >= len(types) {
+			if r.Error == nil {
+				d.err = fmt.Errorf("avro: union branch %d of %d", i, len(types))
+			}
+			return dst
+		}
+		return d.value(dst, types[i])
+	case *avro.FixedSchema:
+		b := make([]byte, s.Size())
+		r.Read(b)
+		if l, ok := s.Logical().(*avro.DecimalLogicalSchema); ok {
+			return appendDecimal(dst, b, l.Scale())
+		}
+		return appendBase64(dst, b)
+	case *avro.PrimitiveSchema:
+		return d.primitive(dst, s)
+	}
+	d.err = fmt.Errorf("avro: unsupported schema %s", s.Type())
+	return dst
+}
+
+// blocks reads the blocks of an array or map, calling item for each item.
+func (d *avroDecoder) blocks(item func()) {
+	for !d.failed() {
+		n, _ := d.r.ReadBlockHeader()
+		if n == 0 || d.failed() {
+			return
+		}
+		if d.budget -= int(min(n, math.MaxInt32)); d.budget < 0 || n < 0 {
+			d.err = errors.New("avro: more items than the payload can hold")
+			return
+		}
+		for ; n > 0 && !d.failed(); n-- {
+			item()
+		}
+	}
+}
+
+func (d *avroDecoder) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
+	r := d.r
+	switch s.Type() {
+	case avro.Boolean:
+		return strconv.AppendBool(dst, r.ReadBool())
+	case avro.Int:
+		return strconv.AppendInt(dst, int64(r.ReadInt()), 10)
+	case avro.Long:
+		return strconv.AppendInt(dst, r.ReadLong(), 10)
+	case avro.Float:
+		return appendFloat(dst, float64(r.ReadFloat()), 32)
+	case avro.Double:
+		return appendFloat(dst, r.ReadDouble(), 64)
+	case avro.String:
+		return record.AppendJSONString(dst, r.ReadString())
+	case avro.Bytes:
+		b := r.ReadBytes()
+		if l, ok := s.Logical().(*avro.DecimalLogicalSchema); ok {
+			return appendDecimal(dst, b, l.Scale())
+		}
+		return appendBase64(dst, b)
+	}
+	d.err = fmt.Errorf("avro: unsupported type %s", s.Type())
+	return dst
+}
+
+func appendBase64(dst, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+// appendFloat writes f as encoding/json does; NaN and infinities, which
+// JSON lacks, as the strings "NaN", "Infinity", "-Infinity" (protojson's
+// spelling).
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	abs, format := math.Abs(f), byte('f')
+	if abs != 0 && (bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21)) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// clean up e-09 to e-9, as encoding/json does
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// appendDecimal writes the two's-complement big-endian unscaled value b
+// with scale digits after the point, as a JSON string.
+func appendDecimal(dst, b []byte, scale int) []byte {
+	n := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	dst = append(dst, '"')
+	s := n.Text(10)
+	if scale <= 0 {
+		return append(append(dst, s...), '"')
+	}
+	if s[0] == '-' {
+		dst, s = append(dst, '-'), s[1:]
+	}
+	if len(s) <= scale {
+		s = strings.Repeat("0", scale-len(s)+1) + s
+	}
+	dst = append(dst, s[:len(s)-scale]...)
+	dst = append(dst, '.')
+	dst = append(dst, s[len(s)-scale:]...)
+	return append(dst, '"')
+}
+
+// encode encodes the JSON value v (decoded with UseNumber) with the
+// schema, into Avro binary. An error names the field path.
+func (c *avroCodec) encode(v any) ([]byte, error) {
+	w := avro.NewWriter(nil, 256)
+	if err := avroEncode(w, c.s, v, "$"); err != nil {
+		return nil, err
+	}
+	return w.Buffer(), nil
+}
+
+// FieldError is a value that does not fit its schema, at Path ("$" is
+// the whole value, "$.a.b[2]" a field of a nested record's array item).
+type FieldError struct {
+	Path, Reason string
+}
+
+func (e *FieldError) Error() string { return e.Path + ": " + e.Reason }
+
+func misfit(path, format string, a ...any) error {
+	return &FieldError{Path: path, Reason: fmt.Sprintf(format, a...)}
+}
+
+func avroEncode(w *avro.Writer, s avro.Schema, v any, path string) error {
+	switch s := s.(type) {
+	case *avro.RefSchema:
+		return avroEncode(w, s.Schema(), v, path)
+	case *avro.NullSchema:
+		if v != nil {
+			return misfit(path, "want null, have %s", jsonKind(v))
+		}
+		return nil
+	case *avro.RecordSchema:
+		return avroRecord(w, s, v, path)
+	case *avro.EnumSchema:
+		str, ok := v.(string)
+		i := slices.Index(s.Symbols(), str)
+		if !ok || i < 0 {
+			return misfit(path, "want one of %s, have %s", strings.Join(s.Symbols(), ","), jsonText(v))
+		}
+		w.WriteInt(int32(i))
+		return nil
+	case *avro.ArraySchema:
+		items, ok := v.([]any)
+		if !ok {
+			return misfit(path, "want an array, have %s", jsonKind(v))
+		}
+		if len(items) > 0 {
+			w.WriteBlockHeader(int64(len(items)), 0)
+			for i, it := range items {
+				if err := avroEncode(w, s.Items(), it, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+		}
+		w.WriteLong(0)
+		return nil
+	case *avro.MapSchema:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return misfit(path, "want an object, have %s", jsonKind(v))
+		}
+		if len(m) > 0 {
+			w.WriteBlockHeader(int64(len(m)), 0)
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				w.WriteString(k)
+				if err := avroEncode(w, s.Values(), m[k], path+"."+k); err != nil {
+					return err
+				}
+			}
+		}
+		w.WriteLong(0)
+		return nil
+	case *avro.UnionSchema:
+		return avroUnion(w, s, v, path)
+	case *avro.FixedSchema:
+		var b []byte
+		var err error
+		if l, ok := s.Logical().(*avro.DecimalLogicalSchema); ok {
+			b, err = decimalBytes(v, l.Scale(), s.Size(), path)
+		} else {
+			b, err = base64Of(v, path)
+		}
+		if err != nil {
+			return err
+		}
+		if len(b) != s.Size() {
+			return misfit(path, "want %d bytes, have %d", s.Size(), len(b))
+		}
+		_, _ = w.Write(b)
+		return nil
+	case *avro.PrimitiveSchema:
+		return avroPrimitive(w, s, v, path)
+	}
+	return misfit(path, "unsupported schema type %s", s.Type())
+}
+
+func avroRecord(w *avro.Writer, s *avro.RecordSchema, v any, path string) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return misfit(path, "want an object (%s), have %s", s.FullName(), jsonKind(v))
+	}
+	seen := 0
+	for _, f := range s.Fields() {
+		fp := path + "." + f.Name()
+		fv, ok := m[f.Name()]
+		switch {
+		case ok:
+			seen++
+		case f.HasDefault():
+			fv = f.Default()
+			if u, isUnion := f.Type().(*avro.UnionSchema); isUnion {
+				// a union's default is of its first branch
+				w.WriteLong(0)
+				if err := avroEncode(w, u.Types()[0], fv, fp); err != nil {
+					return err
+				}
+				continue
+			}
+		default:
+			return misfit(fp, "missing (the field has no default)")
+		}
+		if err := avroEncode(w, f.Type(), fv, fp); err != nil {
+			return err
+		}
+	}
+	if seen < len(m) {
+		for k := range m {
+			if !slices.ContainsFunc(s.Fields(), func(f *avro.Field) bool { return f.Name() == k }) {
+				return misfit(path+"."+k, "not a field of %s", s.FullName())
+			}
+		}
+	}
+	return nil
+}
+
+// avroUnion writes the first branch v fits; v may also be Avro's own JSON
+// form of a union, {"branch name": value}, when no branch takes it plain.
+func avroUnion(w *avro.Writer, s *avro.UnionSchema, v any, path string) error {
+	var first error
+	for i, t := range s.Types() {
+		tmp := avro.NewWriter(nil, 64)
+		err := avroEncode(tmp, t, v, path)
+		if err == nil {
+			w.WriteLong(int64(i))
+			_, _ = w.Write(tmp.Buffer())
+			return nil
+		}
+		if first == nil && t.Type() != avro.Null {
+			first = err
+		}
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 1 {
+		for name, inner := range m {
+			for i, t := range s.Types() {
+				if branchName(t) == name {
+					w.WriteLong(int64(i))
+					return avroEncode(w, t, inner, path)
+				}
+			}
+		}
+	}
+	if first != nil {
+		return first
+	}
+	return misfit(path, "fits no branch of the union %s", s.String())
+}
+
+// branchName is the name Avro's JSON encoding gives a union branch.
+func branchName(t avro.Schema) string {
+	if n, ok := t.(avro.NamedSchema); ok {
+		return n.FullName()
+	}
+	return string(t.Type())
+}
+
+func avroPrimitive(w *avro.Writer, s *avro.PrimitiveSchema, v any, path string) error {
+	switch s.Type() {
+	case avro.Boolean:
+		b, ok := v.(bool)
+		if !ok {
+			return misfit(path, "want a boolean, have %s", jsonKind(v))
+		}
+		w.WriteBool(b)
+	case avro.Int:
+		n, err := intOf(v, 32, path)
+		if err != nil {
+			return err
+		}
+		w.WriteInt(int32(n))
+	case avro.Long:
+		n, err := intOf(v, 64, path)
+		if err != nil {
+			return err
+		}
+		w.WriteLong(n)
+	case avro.Float:
+		f, err := floatOf(v, 32, path)
+		if err != nil {
+			return err
+		}
+		w.WriteFloat(float32(f))
+	case avro.Double:
+		f, err := floatOf(v, 64, path)
+		if err != nil {
+			return err
+		}
+		w.WriteDouble(f)
+	case avro.String:
+		str, ok := v.(string)
+		if !ok {
+			return misfit(path, "want a string, have %s", jsonKind(v))
+		}
+		w.WriteString(str)
+	case avro.Bytes:
+		var b []byte
+		var err error
+		if l, ok := s.Logical().(*avro.DecimalLogicalSchema); ok {
+			b, err = decimalBytes(v, l.Scale(), 0, path)
+		} else {
+			b, err = base64Of(v, path)
+		}
+		if err != nil {
+			return err
+		}
+		w.WriteBytes(b)
+	default:
+		return misfit(path, "unsupported type %s", s.Type())
+	}
+	return nil
+}
+
+func intOf(v any, bits int, path string) (int64, error) {
+	var s string
+	switch n := v.(type) {
+	case json.Number:
+		s = string(n)
+	case float64:
+		if n != math.Trunc(n) {
+			return 0, misfit(path, "want an integer, have %v", n)
+		}
+		s = strconv.FormatFloat(n, 'f', -1, 64)
+	case int:
+		s = strconv.Itoa(n)
+	case int64:
+		s = strconv.FormatInt(n, 10)
+	case int32:
+		s = strconv.FormatInt(int64(n), 10)
+	default:
+		return 0, misfit(path, "want an integer, have %s", jsonKind(v))
+	}
+	n, err := strconv.ParseInt(s, 10, bits)
+	if err != nil {
+		return 0, misfit(path, "want a %d-bit integer, have %s", bits, s)
+	}
+	return n, nil
+}
+
+func floatOf(v any, bits int, path string) (float64, error) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(n), bits)
+		if err != nil {
+			return 0, misfit(path, "want a number, have %s", n)
+		}
+		return f, nil
+	case float64:
+		return n, nil
+	case float32:
+		return float64(n), nil
+	case int:
+		return float64(n), nil
+	case int64:
+		return float64(n), nil
+	case string:
+		switch n {
+		case "NaN":
+			return math.NaN(), nil
+		case "Infinity":
+			return math.Inf(1), nil
+		case "-Infinity":
+			return math.Inf(-1), nil
+		}
+	}
+	return 0, misfit(path, "want a number, have %s", jsonKind(v))
+}
+
+// base64Of takes bytes as they are rendered: a standard base64 string.
+func base64Of(v any, path string) ([]byte, error) {
+	switch b := v.(type) {
+	case string:
+		out, err := base64.StdEncoding.DecodeString(b)
+		if err != nil {
+			return nil, misfit(path, "want base64 bytes: %v", err)
+		}
+		return out, nil
+	case []byte: // a default hamba parsed
+		return b, nil
+	}
+	return nil, misfit(path, "want a base64 string, have %s", jsonKind(v))
+}
+
+// decimalBytes is the two's-complement big-endian unscaled value of the
+// decimal v (a string or number) with scale digits after the point, size
+// bytes long (sign-extended) when size > 0.
+func decimalBytes(v any, scale, size int, path string) ([]byte, error) {
+	var s string
+	switch d := v.(type) {
+	case string:
+		s = d
+	case json.Number:
+		s = string(d)
+	default:
+		return nil, misfit(path, "want a decimal string, have %s", jsonKind(v))
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return nil, misfit(path, "want a decimal, have %q", s)
+	}
+	r.Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)))
+	if !r.IsInt() {
+		return nil, misfit(path, "%s has more than %d digits after the point", s, scale)
+	}
+	n := r.Num()
+	nbytes := (n.BitLen() + 8) / 8 // room for the sign bit
+	if size > 0 {
+		if nbytes > size {
+			return nil, misfit(path, "%s does not fit %d bytes", s, size)
+		}
+		nbytes = size
+	}
+	out := make([]byte, nbytes)
+	if n.Sign() >= 0 {
+		n.FillBytes(out)
+	} else {
+		new(big.Int).Add(n, new(big.Int).Lsh(big.NewInt(1), uint(8*nbytes))).FillBytes(out)
+	}
+	return out, nil
+}
+
+// jsonKind names the JSON type of v for an error message.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, int, int64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// jsonText is v as short JSON, for an error message.
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 64 {
+		return string(b[:61]) + "..."
+	}
+	return string(b)
+}
