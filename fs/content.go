@@ -30,6 +30,9 @@ type contentNode struct {
 	// live content only grows: an open file's stat and a read past what it
 	// has render it again, so `tail -f` follows it.
 	live bool
+	// whole: apply takes everything one open wrote, at close (a schema
+	// text), not line by line
+	whole bool
 
 	mu   sync.Mutex
 	last snapshot // REQUIRES: mu held; the latest rendering
@@ -223,10 +226,21 @@ func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (_ fus
 // drops it.
 const maxConfigLine = 64 << 10
 
+// maxWhole bounds what one open of a whole-content file takes.
+const maxWhole = 4 << 20
+
 func (h *contentHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
 	defer guard(h.n.lg, "write", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.n.whole {
+		if len(h.partial)+len(data) > maxWhole {
+			h.partial = nil
+			return 0, fail(h.n.lg, "write", fmt.Errorf("more than %d bytes: %w", maxWhole, partlog.ErrTooLarge))
+		}
+		h.partial = append(h.partial, data...)
+		return uint32(len(data)), 0
+	}
 	rest := len(h.partial) + len(data)
 	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
 		rest = len(data) - i - 1

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -41,19 +42,7 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 	}
 	held := len(h.partial) > 0
 	head, body, rest := h.splitWrite(data)
-	var err error
-	if la, ok := h.n.p.log.(partlog.LineAppender); ok && h.n.k == plainKind {
-		err = h.n.p.appendLines(la, head, body)
-	} else {
-		var recs []record.Record
-		if recs, err = h.parseAfter(h.recs[:0], head); err == nil {
-			recs, err = h.parseAfter(recs, body)
-		}
-		if err == nil {
-			h.recs = recs[:0] // reused by the next write; Append copied them
-			err = h.n.p.append(recs)
-		}
-	}
+	err := h.appendWrite(head, body)
 	if err != nil {
 		// The held partial line belonged to the failed lines: drop it
 		// so close does not fail again on it.
@@ -65,6 +54,43 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 	}
 	h.partial = append(h.partial[:0], rest...)
 	return uint32(len(data)), 0
+}
+
+// appendWrite appends the complete lines of head and body as one atomic
+// write: encoded with the topic's schemas where it has subjects (SPEC
+// §11), else as SPEC §4 says. REQUIRES: mu held.
+func (h *viewHandle) appendWrite(head, body []byte) error {
+	p := h.n.p
+	value, key, err := p.encodes()
+	if err != nil {
+		return err
+	}
+	var recs []record.Record
+	switch {
+	case h.n.k == plainKind && value:
+		if recs, err = p.encodePlain(h.recs[:0], head); err == nil {
+			recs, err = p.encodePlain(recs, body)
+		}
+	case h.n.k == jsonKind && (value || key):
+		var lines []byte
+		if lines, err = p.encodeJSONLines(append(head, body...), value, key); err == nil {
+			recs, err = h.parseAfter(h.recs[:0], lines)
+		}
+	case h.n.k == plainKind:
+		if la, ok := p.log.(partlog.LineAppender); ok {
+			return p.appendLines(la, head, body)
+		}
+		fallthrough
+	default:
+		if recs, err = h.parseAfter(h.recs[:0], head); err == nil {
+			recs, err = h.parseAfter(recs, body)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	h.recs = recs[:0] // reused by the next write; Append copied them
+	return p.append(recs)
 }
 
 // checkPartial refuses a held partial line that can no longer become a
@@ -148,7 +174,7 @@ func (h *viewHandle) splitWrite(data []byte) (head, body, rest []byte) {
 // parseAfter parses buf's complete lines into records appended to recs.
 func (h *viewHandle) parseAfter(recs []record.Record, buf []byte) ([]record.Record, error) {
 	if h.n.k == jsonKind {
-		more, _, err := jsonRecords(buf)
+		more, _, err := jsonl.Parse(buf)
 		return append(recs, more...), err
 	}
 	return record.AppendLineRecords(recs, buf), nil
@@ -161,11 +187,7 @@ func (h *viewHandle) flushPartial() error {
 	}
 	line := append(h.partial, '\n')
 	h.partial = nil
-	recs, err := h.parseAfter(nil, line)
-	if err != nil {
-		return err
-	}
-	return h.n.p.append(recs)
+	return h.appendWrite(nil, line)
 }
 
 func (h *viewHandle) Flush(ctx context.Context) (errno syscall.Errno) {
@@ -200,6 +222,9 @@ func (p *part) append(recs []record.Record) error {
 	}
 	if err := p.writable(); err != nil {
 		return err
+	}
+	if p.ly.dec.decodesAny(recs) {
+		return p.appendDecoding(recs)
 	}
 	m := measure(recs)
 	defer m.release()

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/partfs/partfs/compression"
 	"hash/crc32"
 	"sync"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/partfs/partfs/compression"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )

@@ -2,10 +2,10 @@ package logstore
 
 import (
 	"fmt"
-	"github.com/partfs/partfs/compression"
 	"math"
 	"time"
 
+	"github.com/partfs/partfs/compression"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )

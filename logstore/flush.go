@@ -10,8 +10,10 @@ import (
 // directory. The file handles are collected under the log mutex (with
 // references held) and synced outside it, so appends continue meanwhile.
 // The recovery point then advances to the log end offset seen at the start.
-// A failed fsync makes the log refuse appends (sticky error). With nothing
-// appended past the recovery point it does nothing.
+// A failed fsync makes the log refuse appends (sticky error); a log that
+// refuses appends (or whose active segment changed under it) still syncs
+// but reports that error. With nothing appended past the recovery point
+// there is nothing to sync.
 func (l *Log) Sync() error {
 	if l.readOnly {
 		return nil
@@ -19,10 +21,14 @@ func (l *Log) Sync() error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
 	l.mu.Lock()
+	if l.werr == nil && len(l.segs) > 0 {
+		l.refuseChanged() // what was acknowledged before is still synced
+	}
 	end := l.endLocked()
 	if end <= l.recoveryPoint && l.unflushed == 0 {
+		err := l.werr // everything below the recovery point is durable already
 		l.mu.Unlock()
-		return nil // everything below the recovery point is durable already
+		return err
 	}
 	held := append([]*segment(nil), l.segs[l.floorSegment(l.recoveryPoint):]...)
 	for _, s := range held {
@@ -48,6 +54,9 @@ func (l *Log) Sync() error {
 			l.werr = wrapIOError(fmt.Errorf("flush %s: %w", l.dir, err))
 			l.logger.WithError(err).Error("fsync failed; the partition refuses appends until reopened")
 		}
+		return l.werr
+	}
+	if l.werr != nil {
 		return l.werr
 	}
 	l.recoveryPoint = max(l.recoveryPoint, end)

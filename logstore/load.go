@@ -266,7 +266,8 @@ func (l *Log) openSegment(f segmentFiles) (*segment, error) {
 		file.Close()
 		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
-	s := &segment{dir: l.dir, base: f.base, id: l.store.nextID(), stamp: fileStamp(fi, path), log: file, path: path, size: fi.Size(),
+	ident, _ := linked(fi)
+	s := &segment{dir: l.dir, base: f.base, id: l.store.nextID(), stamp: fileStamp(fi, path), ident: ident, log: file, path: path, size: fi.Size(),
 		next: f.base, lastPos: -1, maxTs: -1, offMaxTs: f.base, rollTs: -1, created: l.now(), jitter: l.rollJitter(),
 		records: -1, suffix: f.suffix}
 	if err := l.openIndexes(s, false, false); err != nil {

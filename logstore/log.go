@@ -182,6 +182,9 @@ func (l *Log) appendLocked(encode func(first int64, now time.Time) (int, error))
 	if l.werr != nil {
 		return 0, 0, false, l.werr
 	}
+	if err := l.refuseChanged(); err != nil {
+		return 0, 0, false, err
+	}
 	first = l.endLocked()
 	now := l.now()
 	u := l.saveUndo()

@@ -134,7 +134,7 @@ func (l *Log) createSegment(base int64, now time.Time) (*segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create segment %s: %w", path, err)
 	}
-	s := &segment{dir: l.dir, base: base, id: l.store.nextID(), stamp: openStamp(f, path), log: f, path: path,
+	s := &segment{dir: l.dir, base: base, id: l.store.nextID(), stamp: openStamp(f, path), ident: identOf(f), log: f, path: path,
 		next: base, lastPos: -1, maxTs: -1, offMaxTs: base, rollTs: -1, created: now,
 		jitter: l.rollJitter(), records: 0}
 	if err := l.openIndexes(s, true, true); err != nil {

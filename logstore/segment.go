@@ -23,6 +23,7 @@ type segment struct {
 	base  int64
 	id    uint64
 	stamp uint64 // partlog.Segment.Stamp (fileStamp)
+	ident fileID // the file written (checkUnchanged)
 	log   vfs.File
 	path  string // the .log path, used in errors
 	// suffix is ".swap" for a segment a read-only store serves from an

@@ -176,6 +176,10 @@ func (l *Log) writeSegmentsSidecar() error {
 		return nil
 	}
 	l.mu.Lock()
+	if l.werr != nil { // the next open recovers this partition
+		l.mu.Unlock()
+		return nil
+	}
 	list := make([]sidecarSegment, 0, len(l.segs))
 	for _, s := range l.segs {
 		list = append(list, sidecarSegment{Base: s.base, Size: s.size, Next: s.next, LastPos: s.lastPos,

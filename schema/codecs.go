@@ -62,9 +62,8 @@ type codec struct {
 
 // latest is a subject's latest version as last asked.
 type latest struct {
-	at  time.Time
-	id  int   // 0: no such subject
-	err error // the source did not answer
+	at time.Time
+	id int // 0: no such subject
 }
 
 // New returns Codecs over opt.Source.
@@ -317,6 +316,12 @@ func (k *codec) encode(js []byte) ([]byte, []int, error) {
 	return b, nil, err
 }
 
+// HasSubject reports whether topic has a key or value subject.
+func (c *Codecs) HasSubject(topic string, key bool) (bool, error) {
+	id, err := c.latestID(Subject(topic, key))
+	return id != 0, err
+}
+
 // latestID returns the ID of subject's latest version, 0 if none, asking
 // the source at most once per LatestTTL.
 func (c *Codecs) latestID(subject string) (int, error) {
@@ -324,23 +329,55 @@ func (c *Codecs) latestID(subject string) (int, error) {
 	c.mu.Lock()
 	l := c.latest[subject]
 	c.mu.Unlock()
-	if l != nil && l.err == nil && now.Sub(l.at) < c.opt.LatestTTL {
+	if l != nil && now.Sub(l.at) < c.opt.LatestTTL {
 		return l.id, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.opt.Timeout)
 	defer cancel()
 	ss, err := c.opt.Source.Version(ctx, subject, Latest)
-	l = &latest{at: now, id: ss.ID}
 	switch {
 	case errors.Is(err, ErrNotFound):
-		l.id = 0
+		ss.ID = 0
+	case err != nil && l != nil:
+		// the source does not answer: what it said last stands
+		c.opt.Logger.WithError(err).WithField("subject", subject).Warn("latest schema version not refreshed")
+		return l.id, nil
 	case err != nil:
 		return 0, err
 	}
+	l = &latest{at: now, id: ss.ID}
 	c.mu.Lock()
 	c.latest[subject] = l
 	c.mu.Unlock()
 	return l.id, nil
+}
+
+// ctx is a context bounded by the lookup timeout.
+func (c *Codecs) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), c.opt.Timeout)
+}
+
+// Subjects lists the source's subjects.
+func (c *Codecs) Subjects() ([]string, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	return c.opt.Source.Subjects(ctx)
+}
+
+// Versions lists a subject's versions.
+func (c *Codecs) Versions(subject string) ([]int, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	return c.opt.Source.Versions(ctx, subject)
+}
+
+// SchemaText returns the text of a subject's version (Latest: the
+// newest), as it was registered.
+func (c *Codecs) SchemaText(subject string, version int) (string, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	ss, err := c.opt.Source.Version(ctx, subject, version)
+	return ss.Schema.Schema, err
 }
 
 // Register registers text as the next version of subject: its type is

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/partfs/partfs/internal/testutil"
@@ -99,5 +100,58 @@ func appendLine(t *testing.T, path, line string) {
 	defer f.Close()
 	if _, err := f.WriteString(line + "\n"); err != nil {
 		t.Fatalf("append to %s: %v", path, err)
+	}
+}
+
+// TestSegmentTruncatedUnderTheMount: after another process truncates the
+// active segment, the next append through the mount fails with EIO, the
+// daemon logs it, the unmount leaves no clean-shutdown marker, and the
+// next mount recovers: every record still in the file is served and new
+// appends get the offsets after them.
+func TestSegmentTruncatedUnderTheMount(t *testing.T) {
+	d := startFresh(t)
+	mkTopic(t, d, "c", 1)
+	for i := 0; i < 30; i++ {
+		appendLine(t, d.path("c", "0", "log"), "line"+strconv.Itoa(i))
+	}
+	seg := filepath.Join(d.data, "c-0", "00000000000000000000.log")
+	fi, err := os.Stat(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(seg, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(d.path("c", "0", "log"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, werr := f.WriteString("after\n")
+	f.Close()
+	if werr == nil || !strings.Contains(werr.Error(), "input/output error") {
+		t.Fatalf("append after the truncation: %v, want EIO", werr)
+	}
+	if !d.waitLog(5e9, "changed under the mount") {
+		t.Errorf("no log line:\n%s", tail(d.log.String(), 2000))
+	}
+	_ = syscall.Unmount(d.mnt, 0)
+	<-d.done
+	if _, err := os.Stat(filepath.Join(d.data, ".kafka_cleanshutdown")); err == nil {
+		t.Fatal("a clean-shutdown marker was written")
+	}
+	d.restart()
+	defer d.stop()
+	got := strings.Split(strings.TrimSuffix(string(testutil.ReadFile(t, d.path("c", "0", "log"))), "\n"), "\n")
+	if len(got) == 0 || len(got) >= 30 {
+		t.Fatalf("after recovery %d records", len(got))
+	}
+	for i, line := range got {
+		if line != "line"+strconv.Itoa(i) {
+			t.Fatalf("record %d is %q", i, line)
+		}
+	}
+	appendLine(t, d.path("c", "0", "log"), "new")
+	if b := string(testutil.ReadFile(t, d.path("c", "0", "log"))); !strings.HasSuffix(b, "line"+strconv.Itoa(len(got)-1)+"\nnew\n") {
+		t.Fatalf("after an append: %q", b)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -116,5 +117,105 @@ plain text
 	}
 	if n := strings.Count(e.logs.String(), "schema ID the source does not know"); n != 1 {
 		t.Fatalf("unknown schema logged %d times", n)
+	}
+}
+
+// TestSchemaAvroWrite: JSON written to log.jsonl and log of a topic with
+// a value subject is stored encoded with the latest schema (read back by
+// hamba/avro's own unmarshaller); a misfit is EINVAL with nothing of that
+// write appended and the field path in the log.
+func TestSchemaAvroWrite(t *testing.T) {
+	e := newEnv(t, mountOpt{schemasOn: true})
+	putSchema(t, e.st, "orders-value", 1, 3, "", `{"type":"record","name":"Old","fields":[{"name":"id","type":"long"}]}`)
+	putSchema(t, e.st, "orders-value", 2, 4, "", orderAvro)
+	e.Sh("mkdir orders")
+	e.Sh(`printf '%s\n' '{"value":{"id":1,"item":"tea","total":"1.50"}}' '{"key":"k","value":{"id":2,"item":"cup","note":"x","total":"-0.01"},"value_schema_id":4}' >> orders/0/log.jsonl`)
+	e.Sh(`echo '{"id":3,"item":"pot","note":null,"total":"3"}' >> orders/0/log`)
+	e.Sh(`echo '{"value":"stored as it is"}' >> orders/0/log.jsonl`)
+	two := t.TempDir() + "/two.jsonl" // one write() of both lines
+	if err := os.WriteFile(two, []byte(`{"value":{"id":5,"item":"ok","total":"1"}}`+"\n"+`{"value":{"id":6,"item":7,"total":"1"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.Try("cat " + two + " >> orders/0/log.jsonl")
+	if err == nil || !strings.Contains(out+err.Error(), "Invalid argument") {
+		t.Fatalf("misfit accepted: %s %v", out, err)
+	}
+	if !strings.Contains(e.logs.String(), "$.item: want a string") {
+		t.Fatalf("field path not logged:\n%s", e.logs.String())
+	}
+	if _, err := e.Try(`echo '{"id":"x"}' >> orders/0/log`); err == nil {
+		t.Fatal("misfit plain line accepted")
+	}
+	l, _ := e.st.Partition("orders", 0)
+	var got []string
+	segs, release := l.Segments()
+	defer release()
+	s := avro.MustParse(orderAvro)
+	for _, seg := range segs {
+		if err := l.Read(seg, 0, func(r *record.Record) bool {
+			if r.Value[0] != 0 {
+				got = append(got, string(r.Value))
+				return true
+			}
+			if id := binary.BigEndian.Uint32(r.Value[1:5]); id != 4 {
+				t.Errorf("schema id %d", id)
+			}
+			var o order
+			if err := avro.Unmarshal(s, r.Value[5:], &o); err != nil {
+				t.Fatal(err)
+			}
+			note := "<nil>"
+			if o.Note != nil {
+				note = *o.Note
+			}
+			got = append(got, fmt.Sprintf("%s %d %s %s %x", r.Key, o.ID, o.Item, note, o.Total))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{" 1 tea <nil> 0096", "k 2 cup x ff", " 3 pot <nil> 012c", "stored as it is"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("stored %q\nwant %q", got, want)
+	}
+	jl := e.Sh("cat orders/0/log.jsonl")
+	if !strings.Contains(jl, `"value":{"id":3,"item":"pot","note":null,"total":"3.00"},"value_schema_id":4`) {
+		t.Fatalf("log.jsonl:\n%s", jl)
+	}
+	if n := strings.TrimSpace(e.Sh("stat -c %s orders/0/log.jsonl")); n != fmt.Sprint(len(jl)) {
+		t.Fatalf("st_size %s, read %d", n, len(jl))
+	}
+}
+
+// TestSchemasDir: .schemas/ lists subjects and versions, reads schema
+// texts, and registers what is written to SUBJECT/new in _schemas,
+// refusing an Avro schema that is not backward compatible.
+func TestSchemasDir(t *testing.T) {
+	e := newEnv(t, mountOpt{schemasOn: true})
+	putSchema(t, e.st, "orders-value", 1, 3, "", orderAvro)
+	if got := e.Sh("ls .schemas; ls .schemas/orders-value"); got != "orders-value\n1\nlatest\nnew\n" {
+		t.Fatalf("ls: %q", got)
+	}
+	if got := e.Sh("cat .schemas/orders-value/latest"); got != orderAvro+"\n" {
+		t.Fatalf("latest: %q", got)
+	}
+	v2 := `{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"id","type":"long"},{"name":"item","type":"string"},{"name":"note","type":["null","string"],"default":null},{"name":"total","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},{"name":"qty","type":"int","default":1}]}`
+	e.Sh("cat > .schemas/orders-value/new <<'X'\n" + v2 + "\nX")
+	if got := e.Sh("ls .schemas/orders-value; cat .schemas/orders-value/2"); got != "1\n2\nlatest\nnew\n"+v2+"\n" {
+		t.Fatalf("after register: %q", got)
+	}
+	// not backward compatible: a new field without a default
+	bad := `{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"id","type":"long"},{"name":"x","type":"int"}]}`
+	if out, err := e.Try(`python3 -c 'import sys; f=open(".schemas/orders-value/new","w"); f.write(sys.argv[1]); f.close()' '` + bad + `'`); err == nil {
+		t.Fatalf("incompatible schema registered: %s", out)
+	}
+	if got := e.Sh("ls .schemas/orders-value"); got != "1\n2\nlatest\nnew\n" {
+		t.Fatalf("after refusal: %q", got)
+	}
+	// a written record uses the new latest version (ID 4: the next free)
+	e.Sh("mkdir orders")
+	e.Sh(`echo '{"id":1,"item":"a","total":"1"}' >> orders/0/log`)
+	if got := e.Sh("cat orders/0/log.jsonl"); !strings.Contains(got, `"qty":1},"value_schema_id":4`) {
+		t.Fatalf("log.jsonl: %s", got)
 	}
 }
