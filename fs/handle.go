@@ -9,6 +9,7 @@ import (
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/record"
 )
 
@@ -38,6 +39,9 @@ type viewHandle struct {
 	// retries the rest): every write until that line's newline fails
 	// with it too, so no tail of a refused line is appended alone.
 	failed error // REQUIRES: mu held
+	// conf is the topic configuration a held partial line is checked
+	// against, read once per open (nil until a partial line needs it).
+	conf *config.Topic // REQUIRES: mu held
 }
 
 var (
