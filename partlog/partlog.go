@@ -122,7 +122,8 @@ type Store interface {
 	// (CheckNextPartition: ErrExists below it, ErrInvalid above it).
 	AddPartition(topic string, n int) error
 	Partition(topic string, n int) (Log, error)
-	// TopicConfig returns every effective property (Kafka names) with its value.
+	// TopicConfig returns every effective property (Kafka names) with its
+	// value and source: at least every key of config.Keys.
 	TopicConfig(topic string) ([]KV, error)
 	// SetTopicConfig validates all of kv, then changes those keys and no
 	// others, persistently; on any bad key or value it changes nothing and
@@ -132,8 +133,19 @@ type Store interface {
 	Close() error
 }
 
-// KV is one configuration property.
-type KV struct{ Key, Value string }
+// KV is one configuration property. Source says where an effective
+// value comes from (TopicConfig; ignored by SetTopicConfig): SourceTopic,
+// SourceDefault, or the cluster's own word for it (a broker setting).
+type KV struct{ Key, Value, Source string }
+
+// Sources of configuration values.
+const (
+	SourceTopic   = "topic"   // set for this topic
+	SourceDefault = "default" // Kafka's default
+	// SourceAssumed: the cluster does not report the key; partfs
+	// assumes Kafka's default.
+	SourceAssumed = "not reported by the cluster, Kafka's default assumed"
+)
 
 // KVPairs yields kvs as key, value pairs (for config.Reported).
 func KVPairs(kvs []KV) iter.Seq2[string, string] {
@@ -235,7 +247,9 @@ type Stats struct {
 	Records        int64 // records a reader of log.jsonl sees now
 	// RecordsBound: Records is only an upper bound (the offsets between
 	// start and end), for a backend that has not counted them all yet.
-	RecordsBound      bool
+	RecordsBound bool
+	// Segments: the segment count, -1 where the backend cannot tell (a
+	// cluster: its offset windows are not the brokers' segments)
 	Segments          int
 	SizeBytes         int64
 	FirstTimestampMs  int64
@@ -256,6 +270,16 @@ type Stats struct {
 // records close up inside its range.
 type RewritesUnseen interface {
 	UnseenRewrites() bool
+}
+
+// Refresher is a Log that uses its start and end offsets for a while
+// before it asks for them again (a cluster's). Refresh asks for them now:
+// Segments, StartOffset and EndOffset called after it returns show every
+// append acknowledged before it was called. fs calls it when `log` or
+// `log.jsonl` is opened for reading, whose end is the log end as of the
+// open (SPEC §3).
+type Refresher interface {
+	Refresh() error
 }
 
 // GroupStore is a Store whose consumer groups are kept by someone else

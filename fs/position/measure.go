@@ -164,6 +164,14 @@ func (m *Measurement) note(r *record.Record) {
 	}
 }
 
+// sumBefore is the running total of the records before record i.
+func (m *Measurement) sumBefore(i int) recLen {
+	if i == 0 {
+		return recLen{}
+	}
+	return m.sums[i-1]
+}
+
 // Wait waits for the measuring to end; an error means the figures are
 // incomplete.
 func (m *Measurement) Wait() error {
