@@ -21,9 +21,9 @@ type viewHandle struct {
 	n *viewNode
 
 	mu      sync.Mutex
-	size    int64  // REQUIRES: mu held; size seen at open or last stat
-	limit   int64  // REQUIRES: mu held; end offset seen at open or last stat
-	nextPos int64  // REQUIRES: mu held; file position of ahead.data[0]
+	size    int64           // REQUIRES: mu held; size seen at open or last stat
+	limit   int64           // REQUIRES: mu held; end offset seen at open or last stat
+	nextPos int64           // REQUIRES: mu held; file position of ahead.data[0]
 	cur     position.Cursor // REQUIRES: mu held; where the rendering after ahead continues
 	// ahead holds rendered bytes not yet delivered (ahead.data), nil
 	// when none; fill is the size of the last synchronous rendering.

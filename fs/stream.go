@@ -17,11 +17,11 @@ import (
 // holding it, one per reply until go-fuse has written it (ReadResult.Done).
 // The last reference returns the buffer to chunkBufs.
 type chunk struct {
-	buf  *[]byte // the whole buffer (maxAhead bytes), pooled
-	data []byte  // rendered bytes not yet delivered
-	cur  position.Cursor  // where the rendering after this chunk continues
-	err  error   // the error that ended a stream after data
-	last bool    // the last chunk of a stream
+	buf  *[]byte         // the whole buffer (maxAhead bytes), pooled
+	data []byte          // rendered bytes not yet delivered
+	cur  position.Cursor // where the rendering after this chunk continues
+	err  error           // the error that ended a stream after data
+	last bool            // the last chunk of a stream
 	// rangeEnd marks the last chunk of a stream's range of offsets
 	rangeEnd bool
 	refs     atomic.Int32
