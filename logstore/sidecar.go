@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -118,6 +119,7 @@ func (l *Log) readSegmentsSidecar() (out map[int64]sidecarSegment, found bool) {
 			Warn("segments sidecar ignored: counts and ends are taken from the segments")
 		return out, true
 	}
+	l.sidecarSaved = data
 	for _, e := range list {
 		out[e.Base] = e
 	}
@@ -167,6 +169,8 @@ func (s *segment) checkEntry(e sidecarSegment, limit int64, active bool) error {
 
 // writeSegmentsSidecar records every segment's counts for the next clean
 // open. Segments not counted yet are recorded with -1 and counted lazily.
+// A sidecar that already holds these bytes (read at open or written
+// since) is left as it is.
 func (l *Log) writeSegmentsSidecar() error {
 	if l.readOnly {
 		return nil
@@ -188,8 +192,12 @@ func (l *Log) writeSegmentsSidecar() error {
 	}
 	data, err := json.Marshal(segmentsSidecar{Version: segmentsSidecarVersion,
 		CRC: crc32.Checksum(entries, topicsCRC), Segments: entries})
-	if err != nil {
+	if err != nil || bytes.Equal(data, l.sidecarSaved) {
 		return err
 	}
-	return vfs.WriteFileDurable(l.fs, l.segmentsSidecarPath(), data)
+	if err := vfs.WriteFileDurable(l.fs, l.segmentsSidecarPath(), data); err != nil {
+		return err
+	}
+	l.sidecarSaved = data
+	return nil
 }
