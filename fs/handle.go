@@ -38,6 +38,10 @@ type viewHandle struct {
 	// retries the rest): every write until that line's newline fails
 	// with it too, so no tail of a refused line is appended alone.
 	failed error // REQUIRES: mu held
+	// unreported: failed came after earlier requests of its line were
+	// answered with success, so the writer may have seen only a short
+	// count; close reports it (REQUIRES: mu held)
+	unreported bool
 }
 
 var (
