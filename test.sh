@@ -11,13 +11,21 @@ cd "$(dirname "$0")"
 # requirement. systest's TestTestScriptInstallsTools checks the list.
 need=()
 for tool in jq:jq rsync:rsync kcat:kcat vim:vim lz4:lz4 zstd:zstd python3:python3 \
-	tar:tar gzip:gzip awk:mawk od:coreutils timeout:coreutils git:git; do
+	tar:tar gzip:gzip awk:mawk od:coreutils timeout:coreutils git:git node:nodejs npm:npm; do
 	command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
 done
 if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "test.sh: installing ${need[*]}"
 	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}") >/dev/null 2>&1 ||
 		echo "test.sh: could not install ${need[*]}; the tests that need it will say so"
+fi
+
+# Another stack's Schema Registry serializers (kafkajs with
+# @kafkajs/confluent-schema-registry), which systest's schema tests check
+# partfs against.
+if command -v npm >/dev/null 2>&1; then
+	(cd systest/testdata/srclient && npm install --no-audit --no-fund --no-save --silent >/dev/null 2>&1) ||
+		echo "test.sh: could not install systest/testdata/srclient's npm packages; the schema tests will say so"
 fi
 
 go vet ./...

@@ -1,7 +1,7 @@
 // Package config owns a topic's configuration: Kafka's topic property
 // names, their defaults, their validation and their text form (the
 // `config` file of the mount shows and takes `key=value` lines). It
-// imports only record, for the codec names of compression.type. Errors
+// imports only compression, for the codecs of compression.type. Errors
 // wrap ErrInvalid; callers that serve the filesystem wrap that again in
 // partlog.ErrInvalid (EINVAL).
 package config
@@ -60,7 +60,7 @@ func Defaults() Topic {
 		DeleteRetentionMs:      24 * 3600 * 1000,
 		MinCompactionLagMs:     0,
 		MaxCompactionLagMs:     math.MaxInt64,
-		MaxMessageBytes:        1048588,
+		MaxMessageBytes:        DefaultMaxMessageBytes,
 		TimestampType:          "CreateTime",
 		FlushMessages:          math.MaxInt64,
 		FlushMs:                math.MaxInt64,
@@ -203,10 +203,4 @@ func ParseLines(text string) ([][2]string, error) {
 }
 
 // Format renders t as `key=value` lines in display order.
-func (t Topic) Format() string {
-	var b strings.Builder
-	for _, kv := range t.KVs() {
-		b.WriteString(kv[0] + "=" + kv[1] + "\n")
-	}
-	return b.String()
-}
+func (t Topic) Format() string { return FormatLines(t.KVs()) }

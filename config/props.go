@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
-	"github.com/partfs/partfs/compression"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/partfs/partfs/compression"
 )
 
 // prop describes one property: how to show it and how to parse, check

@@ -14,6 +14,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -30,6 +31,9 @@ type contentNode struct {
 	// live content only grows: an open file's stat and a read past what it
 	// has render it again, so `tail -f` follows it.
 	live bool
+	// whole: apply takes everything one open wrote, at close (a schema
+	// text), not line by line
+	whole bool
 
 	mu   sync.Mutex
 	last snapshot // REQUIRES: mu held; the latest rendering
@@ -71,16 +75,20 @@ func newConfigNode(f *FS, topic string, lg *logrus.Entry) *contentNode {
 			if err != nil {
 				return nil, err
 			}
-			var b bytes.Buffer
-			for _, kv := range kvs {
-				fmt.Fprintf(&b, "%s=%s\n", kv.Key, kv.Value)
+			pairs := make([][2]string, len(kvs))
+			for i, kv := range kvs {
+				pairs[i] = [2]string{kv.Key, kv.Value}
 			}
-			return b.Bytes(), nil
+			return []byte(config.FormatLines(pairs)), nil
 		},
 		apply: func(lines []byte) error {
-			kvs, err := parseConfigLines(lines)
-			if err != nil || len(kvs) == 0 {
+			pairs, err := config.ParseLines(string(lines))
+			if err != nil || len(pairs) == 0 {
 				return err
+			}
+			kvs := make([]partlog.KV, len(pairs))
+			for i, p := range pairs {
+				kvs[i] = partlog.KV{Key: p[0], Value: p[1]}
 			}
 			if err := f.opt.Store.SetTopicConfig(topic, kvs); err != nil {
 				return err
@@ -93,24 +101,6 @@ func newConfigNode(f *FS, topic string, lg *logrus.Entry) *contentNode {
 			return nil
 		},
 	}
-}
-
-// parseConfigLines reads key=value lines; blank lines and # comments are
-// skipped.
-func parseConfigLines(b []byte) ([]partlog.KV, error) {
-	var kvs []partlog.KV
-	for i, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("config line %d %q: want key=value: %w", i+1, line, partlog.ErrInvalid)
-		}
-		kvs = append(kvs, partlog.KV{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
-	}
-	return kvs, nil
 }
 
 // Getattr through an open file gives the size of what that open reads;
@@ -223,10 +213,21 @@ func (h *contentHandle) Read(ctx context.Context, dest []byte, off int64) (_ fus
 // drops it.
 const maxConfigLine = 64 << 10
 
+// maxWhole bounds what one open of a whole-content file takes.
+const maxWhole = 4 << 20
+
 func (h *contentHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32, errno syscall.Errno) {
 	defer guard(h.n.lg, "write", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.n.whole {
+		if len(h.partial)+len(data) > maxWhole {
+			h.partial = nil
+			return 0, fail(h.n.lg, "write", fmt.Errorf("more than %d bytes: %w", maxWhole, partlog.ErrTooLarge))
+		}
+		h.partial = append(h.partial, data...)
+		return uint32(len(data)), 0
+	}
 	rest := len(h.partial) + len(data)
 	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
 		rest = len(data) - i - 1

@@ -9,6 +9,7 @@ import (
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/record"
 )
 
@@ -42,6 +43,9 @@ type viewHandle struct {
 	// answered with success, so the writer may have seen only a short
 	// count; close reports it (REQUIRES: mu held)
 	unreported bool
+	// conf is the topic configuration a held partial line is checked
+	// against, read once per open (nil until a partial line needs it).
+	conf *config.Topic // REQUIRES: mu held
 }
 
 var (

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -102,12 +103,18 @@ func (h *viewHandle) appendWrite(head, body []byte) error {
 // batch may be smaller than its line, so those get a looser bound.
 // REQUIRES: mu held.
 func (h *viewHandle) checkPartial() error {
-	p := h.n.p
-	exact := h.n.k == plainKind && !p.compressed()
+	if h.n.k != plainKind && len(h.partial) <= 1<<20 {
+		return nil
+	}
+	if h.conf == nil {
+		conf := h.n.p.topicConf()
+		h.conf = &conf
+	}
+	exact := h.n.k == plainKind && !h.conf.Compressed()
 	if !exact && len(h.partial) <= 1<<20 {
 		return nil
 	}
-	limit := p.maxMessageBytes()
+	limit := int64(h.conf.MaxMessageBytes)
 	switch {
 	case exact:
 		limit -= record.BatchHeaderSize
@@ -121,38 +128,14 @@ func (h *viewHandle) checkPartial() error {
 	return nil
 }
 
-// maxMessageBytes is the topic's max.message.bytes (Kafka's default if
-// unreadable).
-func (p *part) maxMessageBytes() int64 {
-	if n, err := strconv.ParseInt(p.topicConfig("max.message.bytes"), 10, 64); err == nil && n > 0 {
-		return n
-	}
-	return 1048588
-}
-
-// compressed reports whether the topic's batches are compressed (true if
-// its compression.type cannot be read).
-func (p *part) compressed() bool {
-	switch p.topicConfig("compression.type") {
-	case "none", "producer", "uncompressed":
-		return false
-	}
-	return true
-}
-
-// topicConfig is the value of key in the topic's configuration, "" if
-// unreadable.
-func (p *part) topicConfig(key string) string {
+// topicConf is the topic's configuration as the store reports it, with
+// Kafka's defaults for what it cannot report.
+func (p *part) topicConf() config.Topic {
 	kvs, err := p.fsys.opt.Store.TopicConfig(p.log.Topic())
 	if err != nil {
-		return ""
+		kvs = nil
 	}
-	for _, kv := range kvs {
-		if kv.Key == key {
-			return kv.Value
-		}
-	}
-	return ""
+	return config.Reported(partlog.KVPairs(kvs))
 }
 
 // splitWrite cuts the held partial line and data, which holds a line end,
@@ -174,7 +157,7 @@ func (h *viewHandle) splitWrite(data []byte) (head, body, rest []byte) {
 // parseAfter parses buf's complete lines into records appended to recs.
 func (h *viewHandle) parseAfter(recs []record.Record, buf []byte) ([]record.Record, error) {
 	if h.n.k == jsonKind {
-		more, _, err := jsonRecords(buf)
+		more, _, err := jsonl.Parse(buf)
 		return append(recs, more...), err
 	}
 	return record.AppendLineRecords(recs, buf), nil

@@ -165,6 +165,7 @@ type keyHandle struct {
 	mu      sync.Mutex
 	dirty   bool
 	failed  error // a value that outgrew max.message.bytes: this open writes nothing more
+	limit   int64 // max.message.bytes plus the newline, read at the first write (0 before)
 }
 
 var (
@@ -191,7 +192,10 @@ func (h *keyHandle) Write(ctx context.Context, data []byte, off int64) (_ uint32
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failed == nil {
-		if limit := h.n.p.maxMessageBytes() + 1; int64(len(h.data)+len(data)) > limit {
+		if h.limit == 0 {
+			h.limit = int64(h.n.p.topicConf().MaxMessageBytes) + 1
+		}
+		if limit := h.limit; int64(len(h.data)+len(data)) > limit {
 			h.failed = fmt.Errorf("value of @key/%s: more than max.message.bytes (%d): %w", h.n.key, limit-1, partlog.ErrTooLarge)
 			h.data, h.dirty = nil, false
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -397,7 +398,7 @@ func (ly *layout) gaplessIn(k kind, from, to int64) (bool, error) {
 // as the log may replace it (LogAppendTime). So every timestamp has as
 // many digits as now, and now stands in for each in the JSON length.
 func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
-	tsLen := func(ts int64) int64 { return record.JSONLenAt(0, 0, ts) } // its digits' share
+	tsLen := func(ts int64) int64 { return jsonl.LenAt(0, 0, ts) } // its digits' share
 	if m.maxTs > 0 && (tsLen(m.minTs) != tsLen(now) || tsLen(m.maxTs) != tsLen(now)) {
 		return
 	}
@@ -413,8 +414,8 @@ func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
 	n := len(m.sums)
 	s.batchCkpt(first, m.sums[n-1].plain >= ckptEvery)
 	for from := 0; from < n; {
-		at := record.JSONLenAt(0, first+int64(from), now)
-		to := from + sort.Search(n-from, func(d int) bool { return record.JSONLenAt(0, first+int64(from+d), now) != at })
+		at := jsonl.LenAt(0, first+int64(from), now)
+		to := from + sort.Search(n-from, func(d int) bool { return jsonl.LenAt(0, first+int64(from+d), now) != at })
 		s.addRun(first, m.sums, from, to, at+1)
 		from = to
 	}

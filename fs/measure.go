@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/record"
 )
 
@@ -19,7 +20,7 @@ const measureAsideBytes = measureAsideMin * 64
 
 // recLen is what the position bookkeeping needs of records before the
 // log has given them offsets: their plain renderings' length (line ends
-// included) and their record.JSONFieldsLen.
+// included) and their jsonl.FieldsLen.
 type recLen struct{ plain, fields int64 }
 
 // measurement is what an append's records measure: every byte of every
@@ -63,10 +64,10 @@ func measureLines(head, body []byte) *measurement {
 	})
 }
 
-// lineFields is record.JSONFieldsLen of an empty plain value; a value of
+// lineFields is jsonl.FieldsLen of an empty plain value; a value of
 // printable ASCII adds its length and its count of '"' and '\\' (each
 // escaped with a '\\') to it.
-var lineFields = record.JSONFieldsLen(&record.Record{Value: []byte{}})
+var lineFields = jsonl.FieldsLen(&record.Record{Value: []byte{}})
 
 // maxPlainBytes bounds the bytes plainLines measures (ScanLines indexes
 // them with int32s).
@@ -148,7 +149,7 @@ func start(n int, aside bool, fn func(*measurement)) *measurement {
 
 // note measures the next record.
 func (m *measurement) note(r *record.Record) {
-	sum := recLen{plainLen(r), record.JSONFieldsLen(r)}
+	sum := recLen{plainLen(r), jsonl.FieldsLen(r)}
 	if i := len(m.sums); i > 0 {
 		sum.plain += m.sums[i-1].plain
 		sum.fields += m.sums[i-1].fields

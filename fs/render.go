@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/record"
 )
 
@@ -20,7 +21,7 @@ func (k kind) String() string {
 }
 
 // render appends the rendering of r in kind k to dst. The JSON object is
-// record.AppendJSON's (the one docs/spec.md §3 rendering, shared with `partfs
+// jsonl.Append's (the one docs/spec.md §3 rendering, shared with `partfs
 // dump --json`).
 func render(dst []byte, k kind, r *record.Record) []byte {
 	if k == plainKind {
@@ -30,9 +31,9 @@ func render(dst []byte, k kind, r *record.Record) []byte {
 		dst = append(dst, r.Value...)
 		return append(dst, '\n')
 	}
-	dst = record.AppendJSON(dst, r)
+	dst = jsonl.Append(dst, r)
 	return append(dst, '\n')
 }
 
-// jsonLen is len(record.AppendJSON(nil, r)) without rendering.
-func jsonLen(r *record.Record) int64 { return record.JSONLen(r) }
+// jsonLen is len(jsonl.Append(nil, r)) without rendering.
+func jsonLen(r *record.Record) int64 { return jsonl.Len(r) }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/record"
 )
 
@@ -112,13 +113,13 @@ func (d *decoder) appendJSON(dst []byte, r *record.Record) ([]byte, int, error) 
 	return append(dst, headersJSON(r.Headers)...), vlen, nil
 }
 
-// emptyPrefix is the start of record.AppendJSON's object for a record
+// emptyPrefix is the start of jsonl.Append's object for a record
 // with zero offset and timestamp and null key and value; what follows it
 // is the headers' part.
 const emptyPrefix = `{"offset":0,"timestamp":0,"key":null,"value":null`
 
 func headersJSON(h []record.Header) []byte {
-	return record.AppendJSON(nil, &record.Record{Headers: h})[len(emptyPrefix):]
+	return jsonl.Append(nil, &record.Record{Headers: h})[len(emptyPrefix):]
 }
 
 // appendField appends ,"name":... for one key or value, and returns the
@@ -150,14 +151,14 @@ func (d *decoder) appendField(dst []byte, name string, v []byte) ([]byte, int, e
 
 func appendProblem(dst []byte, name, problem string) []byte {
 	dst = append(append(append(dst, `,"`...), name...), `_error":`...)
-	return record.AppendJSONString(dst, problem)
+	return jsonl.AppendString(dst, problem)
 }
 
-// appendPlainField is record.AppendJSON's rendering of one key or value
+// appendPlainField is jsonl.Append's rendering of one key or value
 // field (a string, null, or "_b64").
 func appendPlainField(dst []byte, name string, v []byte) []byte {
 	r := record.Record{Value: v}
-	obj := record.AppendJSON(nil, &r) // {"offset":0,"timestamp":0,"key":null,"value":...,"headers":[]}
+	obj := jsonl.Append(nil, &r) // {"offset":0,"timestamp":0,"key":null,"value":...,"headers":[]}
 	field := obj[len(`{"offset":0,"timestamp":0,"key":null,`) : len(obj)-len(`,"headers":[]}`)]
 	// field is "value":... or "value_b64":...
 	dst = append(append(append(dst, `,"`...), name...), field[len(`"value`):]...)

@@ -46,6 +46,11 @@ func (n *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 			return &contentNode{fsys: n.fsys, lg: lg, gen: n.fsys.metricsText}
 		}), 0
 	}
+	if c := n.fsys.catalog(); c != nil && name == schemasName {
+		return child(ctx, n.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
+			return &schemasDir{f: n.fsys, c: c}
+		}), 0
+	}
 	if name == groupsName {
 		return child(ctx, n.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
 			return &groupsDir{f: n.fsys}
@@ -67,6 +72,9 @@ func (n *rootNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) 
 	_, groupStore := n.fsys.opt.Store.(partlog.GroupStore)
 	if _, err := n.fsys.opt.Store.Partitions(internaltopic.ConsumerOffsetsName); err == nil || groupStore {
 		ents = append(ents, fuse.DirEntry{Name: groupsName, Mode: syscall.S_IFDIR})
+	}
+	if n.fsys.catalog() != nil {
+		ents = append(ents, fuse.DirEntry{Name: schemasName, Mode: syscall.S_IFDIR})
 	}
 	topics, err := n.fsys.opt.Store.Topics()
 	if err != nil {

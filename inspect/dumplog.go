@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/partfs/partfs/internaltopic"
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 )
@@ -94,7 +95,7 @@ func (d *logDumper) records(b *record.Batch) error {
 }
 
 // appendRecordJSON writes the dump's JSON object: the batch fields, then
-// record.AppendJSON's fields.
+// jsonl.Append's fields.
 // With a decoder, "decoded" holds the record as the internal topic's
 // schemas read it (internaltopic.Topic.AppendJSON).
 func appendRecordJSON(dst []byte, b *record.Batch, r *record.Record, dec internaltopic.Topic) []byte {
@@ -110,7 +111,7 @@ func appendRecordJSON(dst []byte, b *record.Batch, r *record.Record, dec interna
 		dst = append(dst, `,"control":true`...)
 	}
 	at := len(dst)
-	dst = record.AppendJSON(dst, r)
+	dst = jsonl.Append(dst, r)
 	dst[at] = ',' // AppendJSON's opening brace joins the batch fields
 	if dec != internaltopic.None && !h.IsControl() {
 		dst = append(dst[:len(dst)-1], `,"decoded":`...)

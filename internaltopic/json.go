@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/jsonl"
 )
 
 // Field is one member of an Object.
@@ -111,4 +111,4 @@ func appendValue(dst []byte, v any) []byte {
 }
 
 // appendString appends s as a JSON string (invalid UTF-8 becomes U+FFFD).
-func appendString(dst []byte, s string) []byte { return record.AppendJSONString(dst, s) }
+func appendString(dst []byte, s string) []byte { return jsonl.AppendString(dst, s) }

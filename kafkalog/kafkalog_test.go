@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/partlog/partlogtest"
@@ -251,7 +252,7 @@ func TestAppendBatches(t *testing.T) {
 			t.Fatalf("%s: append: %d %v", c.topic, first, err)
 		}
 		n, codecs := batches(t, l)
-		want, _ := codecOf(c.codec)
+		want, _ := config.Topic{Compression: c.codec}.Codec()
 		if n < c.batches || (c.batches == 1 && n != 1) || codecs[0] != want {
 			t.Errorf("%s: %d batches %v, want %d in %s", c.topic, n, codecs, c.batches, c.codec)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/partfs/partfs/compression"
 	"hash/crc32"
 	"sync"
 
@@ -67,6 +66,9 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := partlog.CheckKeyed(l.topic, l.Partition(), conf.Compacted(), recs); err != nil {
+		return 0, fmt.Errorf("%s: %w", w, err)
+	}
 	a := &l.w
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -105,14 +107,14 @@ func (l *Log) wrote() {
 // encode fills a.buf with recs as batches (a.ends) and returns the record
 // count of each.
 func (a *encoding) encode(recs []record.Record, conf *topicConf, now int64) ([]int32, error) {
-	codec, err := codecOf(conf.codec)
+	codec, err := conf.Codec()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
 	}
 	// Under LogAppendTime the broker stamps the batch, as it does for
 	// Kafka's own producer: the batch goes as CreateTime.
 	opt := record.BatchOptions{DefaultTimestampMs: now}
-	limit := conf.maxMessage
+	limit := int64(conf.MaxMessageBytes)
 	plan := limit
 	if codec != record.None {
 		plan -= limit/256 + 64 // room for the codec's framing of incompressible bytes
@@ -186,19 +188,6 @@ func (a *encoding) compress(recs []record.Record, counts []int32, opt record.Bat
 
 func tooLarge(size int, limit int64) error {
 	return fmt.Errorf("a record is %d bytes as a batch, above max.message.bytes %d: %w", size, limit, partlog.ErrTooLarge)
-}
-
-// codecOf is the codec a topic's compression.type asks of a producer.
-func codecOf(name string) (record.Codec, error) {
-	switch name {
-	case "", "producer", "uncompressed", "none":
-		return record.None, nil
-	}
-	c, err := compression.Parse(name)
-	if err != nil {
-		return 0, fmt.Errorf("compression.type %q: %w", name, partlog.ErrInvalid)
-	}
-	return c, nil
 }
 
 // stamp writes offset 0 and the producer's ID, epoch and sequence into

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -215,11 +214,8 @@ func (s *Store) AddPartition(topic string, n int) error {
 	if err != nil {
 		return err
 	}
-	if n >= 0 && n < count {
-		return fmt.Errorf("%s: %w", w, partlog.ErrExists)
-	}
-	if n != count {
-		return fmt.Errorf("%s: partition %d is not the next (%d partitions): %w", w, n, count, partlog.ErrInvalid)
+	if err := partlog.CheckNextPartition(topic, n, count); err != nil {
+		return fmt.Errorf("%s: %w", w, err)
 	}
 	return s.call(w, "create partitions", func(ctx context.Context) error {
 		resps, err := s.adm.UpdatePartitions(ctx, n+1, topic)
@@ -359,11 +355,11 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// topicConf is what an append needs of its topic's configuration.
+// topicConf is the topic configuration an append uses, and when it was
+// described.
 type topicConf struct {
-	maxMessage int64
-	codec      string
-	at         time.Time
+	config.Topic
+	at time.Time
 }
 
 // confMaxAge is how long an append uses a topic's configuration before
@@ -382,17 +378,7 @@ func (s *Store) appendConf(topic string) (*topicConf, error) {
 	if err != nil {
 		return nil, err
 	}
-	c = &topicConf{maxMessage: 1048588, codec: "producer", at: time.Now()}
-	for _, kv := range kvs {
-		switch kv.Key {
-		case "max.message.bytes":
-			if v, err := strconv.ParseInt(kv.Value, 10, 64); err == nil && v > 0 {
-				c.maxMessage = v
-			}
-		case "compression.type":
-			c.codec = kv.Value
-		}
-	}
+	c = &topicConf{Topic: config.Reported(partlog.KVPairs(kvs)), at: time.Now()}
 	s.mu.Lock()
 	s.confs[topic] = c
 	s.mu.Unlock()

@@ -2,7 +2,6 @@ package logstore
 
 import (
 	"fmt"
-	"github.com/partfs/partfs/compression"
 	"io"
 	"math/rand"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/compression"
 	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/internal/crc32c"
 	"github.com/partfs/partfs/kafkaname"

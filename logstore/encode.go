@@ -2,7 +2,6 @@ package logstore
 
 import (
 	"fmt"
-	"github.com/partfs/partfs/compression"
 	"math"
 	"time"
 
@@ -283,16 +282,12 @@ func (l *Log) encodeSplit(dst []byte, recs []record.Record, base int64, opt reco
 // REQUIRES: mu held.
 func (l *Log) batchOptions(nowMs int64) (record.BatchOptions, error) {
 	opt := record.BatchOptions{DefaultTimestampMs: nowMs}
-	name := l.cfg.Compression
-	if name == "" || name == "producer" || name == "uncompressed" {
-		name = "none"
-	}
-	c, err := compression.Parse(name)
+	c, err := l.cfg.Codec()
 	if err != nil {
-		return opt, fmt.Errorf("compression.type %q: %w", l.cfg.Compression, partlog.ErrInvalid)
+		return opt, fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
 	}
 	opt.Codec = c
-	if l.cfg.TimestampType == "LogAppendTime" {
+	if l.cfg.LogAppendTime() {
 		opt.LogAppendTime, opt.LogAppendTimeMs = true, nowMs
 	}
 	return opt, nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/partfs/partfs/internal/testfixtures"
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -75,7 +76,7 @@ func TestRealFixtures(t *testing.T) {
 			segs, release := l.Segments()
 			for _, s := range segs {
 				err := l.Read(s, s.Base, func(r *record.Record) bool {
-					got = append(got, record.AppendJSON(nil, r))
+					got = append(got, jsonl.Append(nil, r))
 					all = append(all, rec{r.Offset, r.Timestamp, string(r.Value)})
 					return true
 				})

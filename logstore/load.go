@@ -166,7 +166,9 @@ func (l *Log) loadSegments(cp logCheckpoints, clean bool) error {
 		if !found {
 			l.store.noSidecar.Add(1)
 		}
-		l.loadClean(side.segs)
+		if err := l.loadClean(side.segs); err != nil {
+			return err
+		}
 	} else if len(l.segs) > 0 {
 		if err := l.recoverFrom(rp); err != nil {
 			return err
@@ -234,9 +236,9 @@ func (l *Log) openSegment(f segmentFiles) (*segment, error) {
 // entry cross-checked by its segment's last batch (checkEntry). A segment
 // without a usable entry takes the next segment's base as its end, and the
 // active one scans its tail after its last index entry (Kafka's clean
-// load); an index failing its cheap check is rebuilt. REQUIRES: mu held or
-// the log not shared.
-func (l *Log) loadClean(side map[int64]sidecarSegment) {
+// load); an index failing its cheap check is rebuilt. A misnamed segment
+// (errMisnamed) fails the load. REQUIRES: mu held or the log not shared.
+func (l *Log) loadClean(side map[int64]sidecarSegment) error {
 	for i, s := range l.segs {
 		limit := int64(math.MaxInt64)
 		if i+1 < len(l.segs) {
@@ -244,7 +246,9 @@ func (l *Log) loadClean(side map[int64]sidecarSegment) {
 		}
 		if err := s.cheapIndexCheck(limit); err != nil {
 			l.logger.WithError(err).Warn("index failed its check on a clean open: rebuilding")
-			l.recoverSegment(s, i == len(l.segs)-1)
+			if err := l.recoverSegment(s, i == len(l.segs)-1); errors.Is(err, errMisnamed) {
+				return err
+			}
 			continue
 		}
 		s.maxTs, s.offMaxTs = s.tidx.LastEntry()
@@ -261,9 +265,12 @@ func (l *Log) loadClean(side map[int64]sidecarSegment) {
 			s.next = l.segs[i+1].base
 		} else if err := l.scanTail(s); err != nil {
 			l.logger.WithError(err).Warn("active segment tail unreadable on a clean open: recovering it")
-			l.recoverSegment(s, true)
+			if err := l.recoverSegment(s, true); errors.Is(err, errMisnamed) {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 // cheapIndexCheck is Kafka's sanity check on load, from the cached last

@@ -124,24 +124,12 @@ func (l *Log) notify() {
 // returns the first offset assigned.
 func (l *Log) Append(recs []record.Record) (int64, error) {
 	first, _, err := l.append(func(first int64, now time.Time) (int, error) {
-		if l.cfg.Compacted() {
-			for i := range recs {
-				if recs[i].Key == nil {
-					return 0, l.keylessError()
-				}
-			}
+		if err := partlog.CheckKeyed(l.topic, l.partition, l.cfg.Compacted(), recs); err != nil {
+			return 0, err
 		}
 		return l.encodeRecords(recs, first, now)
 	})
 	return first, err
-}
-
-// keylessError is Kafka's refusal of a record without a key on a
-// compacted topic ("Compacted topic cannot accept message without key").
-// REQUIRES: mu held.
-func (l *Log) keylessError() error {
-	return fmt.Errorf("append to %s: cleanup.policy=%s: a compacted topic cannot accept a record without a key: %w",
-		l.dir, l.cfg.CleanupPolicy, partlog.ErrInvalid)
 }
 
 // AppendLines appends, atomically, a record for each '\n'-terminated line
@@ -151,7 +139,7 @@ func (l *Log) keylessError() error {
 func (l *Log) AppendLines(chunks ...[]byte) (int64, int, error) {
 	return l.append(func(first int64, now time.Time) (int, error) {
 		if l.cfg.Compacted() && hasLine(chunks) {
-			return 0, l.keylessError()
+			return 0, partlog.KeylessError(l.topic, l.partition)
 		}
 		return l.encodeLines(chunks, first, now)
 	})

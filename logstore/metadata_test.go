@@ -158,7 +158,7 @@ func TestKRaftTopicConfigs(t *testing.T) {
 			t.Fatalf("%s changed", name)
 		}
 	}
-	stored, err := os.ReadFile(filepath.Join(dir, topicsFile))
+	stored, err := os.ReadFile(filepath.Join(dir, TopicsFile))
 	if err != nil || !strings.Contains(string(stored), `"segment.bytes": "2097152"`) || strings.Contains(string(stored), "retention.ms") {
 		t.Fatalf("partfs-topics.json: %s %v", stored, err)
 	}

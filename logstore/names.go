@@ -7,9 +7,10 @@ import (
 )
 
 // Names partfs adds to a data directory; Kafka's own are in kafkaname.
+// TopicsFile holds the topic configuration set through the mount.
 const (
 	sidecarSuffix       = ".partfs"            // a segment's position sidecar
-	topicsFile          = "partfs-topics.json" // the root's topic configuration
+	TopicsFile          = "partfs-topics.json" // the root's topic configuration
 	segmentsSidecarName = "logstore-segments"  // the sidecar of segment IDs
 )
 

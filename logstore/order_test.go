@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/partfs/partfs/kafkaname"
+	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -139,4 +140,45 @@ func TestReadChecksFirstBatchAgainstName(t *testing.T) {
 		return
 	}
 	t.Fatalf("no segment %d in %v", base+1, segs)
+}
+
+// TestRecoveryKeepsMisnamedSegment: a recovery that meets a segment whose
+// first batch lies below its file name cuts nothing of it and leaves the
+// partition unopened, where it used to truncate the whole segment.
+func TestRecoveryKeepsMisnamedSegment(t *testing.T) {
+	dir := t.TempDir()
+	st, l := openAt(t, dir, Options{NoBackground: true, Defaults: map[string]string{"segment.bytes": "300"}})
+	for i := 0; i < 20; i++ {
+		if _, err := l.Append(recs(1, fmt.Sprint("v", i), 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segs, release := l.Segments()
+	base := segs[2].Base
+	release()
+	st.Close()
+	part := dir + "/t-0"
+	for _, suf := range []string{kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix} {
+		if err := vfs.Default.Rename(segmentPath(part, base, suf), segmentPath(part, base+1, suf)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seg := segmentPath(part, base+1, kafkaname.LogSuffix)
+	size := fileSize(t, vfs.Default, seg)
+	for _, f := range []string{kafkaname.CleanShutdownFile, kafkaname.RecoveryPointFile} {
+		if err := vfs.Default.Remove(dir + "/" + f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Open(dir, Options{NoBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Log("t", 0); !errors.Is(err, partlog.ErrCorrupt) {
+		t.Fatalf("partition opened (%v), want it left unopened", err)
+	}
+	if got := fileSize(t, vfs.Default, seg); got != size {
+		t.Fatalf("the misnamed segment was cut to %d bytes from %d", got, size)
+	}
 }

@@ -22,7 +22,9 @@ func (l *Log) recoverFrom(rp int64) error {
 	for i, s := range l.segs[:from] {
 		if err := s.fullIndexCheck(l.segs[i+1].base); err != nil {
 			l.logger.WithError(err).Warn("index failed its sanity check: rebuilding")
-			if cut := l.recoverSegment(s, false); cut != nil {
+			if cut := l.recoverSegment(s, false); errors.Is(cut, errMisnamed) {
+				return cut
+			} else if cut != nil {
 				l.dropAfter(i, cut)
 				return nil
 			}
@@ -32,7 +34,9 @@ func (l *Log) recoverFrom(rp int64) error {
 		s.maxTs, s.offMaxTs = s.tidx.LastEntry()
 	}
 	for i := from; i < len(l.segs); i++ {
-		if cut := l.recoverSegment(l.segs[i], i == len(l.segs)-1); cut != nil {
+		if cut := l.recoverSegment(l.segs[i], i == len(l.segs)-1); errors.Is(cut, errMisnamed) {
+			return cut
+		} else if cut != nil {
 			l.dropAfter(i, cut)
 			break
 		}
@@ -86,6 +90,11 @@ func (l *Log) recoverSegment(s *segment, active bool) error {
 	if valid == s.size {
 		return nil
 	}
+	if err := s.misnamed(valid); err != nil {
+		l.logger.WithField("file", s.path).WithError(err).
+			Error("segment's first batch lies below its file name: nothing cut, partition not opened")
+		return err
+	}
 	cut := fmt.Errorf("%s: cut %d bytes at position %d: %w", s.path, s.size-valid, valid, scanErr)
 	l.logger.WithField("file", s.path).WithField("position", valid).WithField("bytes", s.size-valid).
 		WithError(scanErr).Warn("recovery truncated the segment at its last valid batch")
@@ -96,6 +105,25 @@ func (l *Log) recoverSegment(s *segment, active bool) error {
 	}
 	s.size = valid
 	return cut
+}
+
+// errMisnamed means a segment's first batch is sound but lies below the
+// base offset its file name gives: a renamed (or misplaced) segment, not a
+// torn write. Recovery cuts nothing of it and the partition is not opened.
+var errMisnamed = errors.New("segment's first batch lies below its file name")
+
+// misnamed returns an error wrapping errMisnamed when the valid data of s
+// ends at 0 because its first batch, whole and CRC-checked, has offsets
+// below the segment's base offset.
+func (s *segment) misnamed(valid int64) error {
+	if valid != 0 {
+		return nil
+	}
+	sc := record.NewScanner(s.log, 0, s.size, s.path)
+	if !sc.Next() || sc.Batch().Header.BaseOffset >= s.base {
+		return nil
+	}
+	return fmt.Errorf("%w: %s starts at offset %d", errMisnamed, s.path, sc.Batch().Header.BaseOffset)
 }
 
 // restartRebuild empties s's indexes and bookkeeping before rebuild1.

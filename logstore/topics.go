@@ -76,11 +76,8 @@ func (st *Store) AddPartition(name string, n int) error {
 	if err != nil {
 		return err
 	}
-	if n < len(t.logs) {
-		return fmt.Errorf("partition %d of %q: %w", n, name, partlog.ErrExists)
-	}
-	if n != len(t.logs) {
-		return fmt.Errorf("partition %d of %q: the next partition is %d: %w", n, name, len(t.logs), partlog.ErrInvalid)
+	if err := partlog.CheckNextPartition(name, n, len(t.logs)); err != nil {
+		return err
 	}
 	l, err := st.createPartition(t, n)
 	if err != nil {

@@ -49,7 +49,7 @@ func topicEntrySum(canonical []byte) string {
 func (st *Store) readTopicsFile() *storedTopics {
 	s := &storedTopics{raw: map[string]json.RawMessage{}, sums: map[string]string{},
 		overrides: map[string]map[string]string{}, bad: map[string]error{}}
-	path := st.path(topicsFile)
+	path := st.path(TopicsFile)
 	f, err := st.fs.Open(path)
 	if isNotExist(err) {
 		return s
@@ -172,5 +172,5 @@ func (st *Store) writeTopicsFile() error {
 	if err != nil {
 		return err
 	}
-	return vfs.WriteFileDurable(st.fs, st.path(topicsFile), append(data, '\n'))
+	return vfs.WriteFileDurable(st.fs, st.path(TopicsFile), append(data, '\n'))
 }

@@ -35,7 +35,7 @@ func readFileString(t *testing.T, fs vfs.FS, path string) string {
 func TestTopicsFileKeepsEveryEntry(t *testing.T) {
 	fs, c := vfs.NewCrashFS(), newClock()
 	fs.MkdirAll("/data", 0o755)
-	writeFile(t, fs, "/data/"+topicsFile, `{"version":1,"topics":{"away":{"retention.ms":"-1"},"num":{"retention.ms":1}}}`)
+	writeFile(t, fs, "/data/"+TopicsFile, `{"version":1,"topics":{"away":{"retention.ms":"-1"},"num":{"retention.ms":1}}}`)
 	st, _ := openTest(t, fs, c, nil)
 	if err := st.SetTopicConfig("t", []partlog.KV{{Key: "retention.ms", Value: "5000"}}); err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestTopicsFileKeepsEveryEntry(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	text := readFileString(t, fs, "/data/"+topicsFile)
+	text := readFileString(t, fs, "/data/"+TopicsFile)
 	for _, want := range []string{`"away": {`, `"retention.ms": "-1"`, `"num": {`, `"retention.ms": 1`, `"t": {`, `"retention.ms": "5000"`} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("rewritten file lacks %s:\n%s", want, text)
@@ -80,7 +80,7 @@ func TestTopicsFileBadEntryClosesOnlyItsTopic(t *testing.T) {
 			if tc.sum != "" {
 				version = "2"
 			}
-			writeFile(t, fs, "/data/"+topicsFile, `{"version":`+version+`,"topics":{"bad":`+tc.entry+`}`+tc.sum+`}`)
+			writeFile(t, fs, "/data/"+TopicsFile, `{"version":`+version+`,"topics":{"bad":`+tc.entry+`}`+tc.sum+`}`)
 			st, _ := openTest(t, fs, c, nil)
 			defer st.Close()
 			if _, err := st.Log("bad", 0); !errors.Is(err, partlog.ErrCorrupt) {
@@ -96,7 +96,7 @@ func TestTopicsFileBadEntryClosesOnlyItsTopic(t *testing.T) {
 	}
 	fs, c := vfs.NewCrashFS(), newClock()
 	fs.MkdirAll("/data/t-0", 0o755)
-	writeFile(t, fs, "/data/"+topicsFile, `{"version":1,"topics":{"t":{"retention.ms":"-1"}`)
+	writeFile(t, fs, "/data/"+TopicsFile, `{"version":1,"topics":{"t":{"retention.ms":"-1"}`)
 	st, err := Open("/data", testOptions(fs, c, nil))
 	if err != nil {
 		t.Fatal(err)

@@ -9,10 +9,10 @@ import (
 // segState is the bookkeeping of a segment that an append changes.
 type segState struct {
 	size, next, lastPos, maxTs, offMaxTs, bytesSinceIndex int64
-	rollTs                                       int64
-	rollTsKnown, dirty                           bool
-	records                                      int64
-	oidxEntries, tidxEntries                     int
+	rollTs                                                int64
+	rollTsKnown, dirty                                    bool
+	records                                               int64
+	oidxEntries, tidxEntries                              int
 }
 
 // undoState is what a failed append restores.

@@ -78,6 +78,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 	"time"
@@ -117,7 +118,8 @@ type Store interface {
 	// CreateTopic creates topic with one partition (ErrInvalid for a bad
 	// name, ErrExists if present).
 	CreateTopic(topic string) error
-	// AddPartition adds partition n, which must equal the partition count.
+	// AddPartition adds partition n, which must equal the partition count
+	// (CheckNextPartition: ErrExists below it, ErrInvalid above it).
 	AddPartition(topic string, n int) error
 	Partition(topic string, n int) (Log, error)
 	// TopicConfig returns every effective property (Kafka names) with its value.
@@ -133,6 +135,17 @@ type Store interface {
 // KV is one configuration property.
 type KV struct{ Key, Value string }
 
+// KVPairs yields kvs as key, value pairs (for config.Reported).
+func KVPairs(kvs []KV) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		for _, kv := range kvs {
+			if !yield(kv.Key, kv.Value) {
+				return
+			}
+		}
+	}
+}
+
 // Log is one partition.
 type Log interface {
 	Topic() string
@@ -144,8 +157,10 @@ type Log interface {
 	// consecutive batches, assigning offsets from the log end offset.
 	// A record's Timestamp <= 0 means now; the topic's
 	// message.timestamp.type and compression.type apply. It returns the
-	// first offset assigned. Errors wrap ErrTooLarge, ErrReadOnly,
-	// ErrNoSpace, or describe an I/O failure.
+	// first offset assigned. On a compacted topic a record without a key
+	// is refused, nothing appended (ErrInvalid: CheckKeyed). Errors wrap
+	// ErrTooLarge, ErrReadOnly, ErrNoSpace, ErrInvalid, or describe an I/O
+	// failure.
 	Append(recs []record.Record) (first int64, err error)
 	// Sync makes everything appended so far durable.
 	Sync() error

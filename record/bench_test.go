@@ -2,9 +2,6 @@ package record
 
 import (
 	"bytes"
-	"fmt"
-	"github.com/partfs/partfs/compression"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -13,64 +10,18 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/partfs/partfs/compression"
+	"github.com/partfs/partfs/internal/benchutil"
 )
 
 // logLines returns n records of ~120-byte log lines, 1 ms apart.
 func logLines(n int) []Record {
-	levels := []string{"INFO ", "WARN ", "DEBUG", "ERROR"}
 	recs := make([]Record, n)
 	for i := range recs {
-		line := fmt.Sprintf("2026-11-30T01:%02d:%02d.%03dZ %s [worker-%d] request handled path=/api/v1/items/%d status=%d dur_ms=%d",
-			i/60000%60, i/1000%60, i%1000, levels[i%4], i%16, 100000+i*7919%900000, 200+i%3*100, i%97)
-		recs[i] = Record{Timestamp: 1764464400000 + int64(i), Value: []byte(line)}
+		recs[i] = Record{Timestamp: 1764464400000 + int64(i), Value: []byte(benchutil.LogLine(i))}
 	}
 	return recs
-}
-
-// alternate runs each of fns once, then b.N rounds calling each in turn,
-// timing every call, so machine noise hits all of them alike; it returns
-// each one's median call time times b.N (medians, so that a call another
-// process's burst or a collection stalled counts as one round, not as its
-// length).
-func alternate(b *testing.B, fns ...func()) []time.Duration {
-	for _, fn := range fns {
-		fn()
-	}
-	runtime.GC()
-	calls := make([][]time.Duration, len(fns))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for j, fn := range fns {
-			t0 := time.Now()
-			fn()
-			calls[j] = append(calls[j], time.Since(t0))
-		}
-	}
-	b.StopTimer()
-	total := make([]time.Duration, len(fns))
-	for j, c := range calls {
-		slices.Sort(c)
-		total[j] = c[len(c)/2] * time.Duration(b.N)
-	}
-	return total
-}
-
-// reportOurs reports ns/op and MB/s of ours (overriding the framework's,
-// which would count every function alternate ran).
-func reportOurs(b *testing.B, bytes int, ours time.Duration) {
-	n := float64(b.N)
-	b.ReportMetric(float64(ours.Nanoseconds())/n, "ns/op")
-	b.ReportMetric(float64(bytes)*n/ours.Seconds()/1e6, "MB/s")
-}
-
-// runPair runs ours and the baseline (the building block on the same
-// bytes) alternately; it reports ours, the baseline's MB/s and the ratio
-// ours/baseline speed (x-baseline; 1.0 = as fast).
-func runPair(b *testing.B, bytes int, ours, base func()) {
-	t := alternate(b, ours, base)
-	reportOurs(b, bytes, t[0])
-	b.ReportMetric(float64(bytes)*float64(b.N)/t[1].Seconds()/1e6, "base-MB/s")
-	b.ReportMetric(t[1].Seconds()/t[0].Seconds(), "x-baseline")
 }
 
 // codecLib compresses src with the codec library alone, as a baseline.
@@ -191,7 +142,7 @@ func BenchmarkDecompress(b *testing.B) {
 		bt := &Batch{Header: h, Raw: k.batch}
 		var d Decoder
 		dst := make([]byte, 0, 2*len(k.area))
-		runPair(b, len(k.area),
+		benchutil.RunPair(b, len(k.area),
 			func() {
 				if out, err := d.Decompressed(bt); err != nil || len(out) != len(k.area) {
 					b.Fatal(err)
@@ -209,7 +160,7 @@ func BenchmarkCompress(b *testing.B) {
 		lib := codecLib(k.c)
 		out := make([]byte, 0, 2*len(k.area))
 		dst := make([]byte, 0, 2*len(k.area))
-		runPair(b, len(k.area),
+		benchutil.RunPair(b, len(k.area),
 			func() { out, _ = cs.Compress(out[:0], k.area, k.c) },
 			func() { dst = lib(dst, k.area) })
 	})

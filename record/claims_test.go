@@ -3,11 +3,11 @@ package record
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/partfs/partfs/compression"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/compression"
 )
 
 // hostileClaim is 60 MiB, under DefaultMaxDecompressed: only the claim's

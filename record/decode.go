@@ -2,8 +2,9 @@ package record
 
 import (
 	"fmt"
-	"github.com/partfs/partfs/compression"
 	"math"
+
+	"github.com/partfs/partfs/compression"
 )
 
 // DefaultMaxDecompressed bounds the inflated size of one batch's records.

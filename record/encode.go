@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/partfs/partfs/compression"
 	"math"
 	"slices"
 
+	"github.com/partfs/partfs/compression"
 	"github.com/partfs/partfs/internal/crc32c"
 )
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/partfs/partfs/internal/benchutil"
 )
 
 // franzCodecs are franz-go's codecs, indexed like allCodecs.
@@ -99,7 +101,7 @@ func (f *franzReader) records(raw []byte, fn func(*kmsg.Record)) bool {
 // x-franz an encoder running the library after building the area as we
 // do could reach.
 func reportPeer(b *testing.B, size int, t []time.Duration) {
-	reportOurs(b, size, t[0])
+	benchutil.ReportOurs(b, size, t[0])
 	b.ReportMetric(float64(size)*float64(b.N)/t[1].Seconds()/1e6, "franz-MB/s")
 	b.ReportMetric(t[1].Seconds()/t[0].Seconds(), "x-franz")
 	if len(t) > 2 {
@@ -134,7 +136,7 @@ func BenchmarkEncodeCodec(b *testing.B) {
 				area, _ = appendRecords(area[:0], k.recs, k.recs[0].Timestamp, offsetDeltas{})
 			})
 		}
-		reportPeer(b, BatchHeaderSize+len(k.area), alternate(b, fns...))
+		reportPeer(b, BatchHeaderSize+len(k.area), benchutil.Alternate(b, fns...))
 		b.ReportMetric(float64(len(k.area))/float64(len(batch)-BatchHeaderSize), "ratio")
 	})
 }
@@ -169,7 +171,7 @@ func BenchmarkDecodeCodec(b *testing.B) {
 			dst := make([]byte, 0, 2*len(k.area))
 			fns = append(fns, libDecompress(k.c, &dst, k.batch[BatchHeaderSize:]))
 		}
-		reportPeer(b, BatchHeaderSize+len(k.area), alternate(b, fns...))
+		reportPeer(b, BatchHeaderSize+len(k.area), benchutil.Alternate(b, fns...))
 		if sum != peerSum {
 			b.Fatalf("values: %d bytes, franz-go %d", sum, peerSum)
 		}

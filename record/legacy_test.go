@@ -3,10 +3,11 @@ package record
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/partfs/partfs/compression"
 	"hash/crc32"
 	"strings"
 	"testing"
+
+	"github.com/partfs/partfs/compression"
 )
 
 // legacyMessage builds one V0/V1 message entry [offset][size][message]

@@ -8,26 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/partfs/partfs/internal/testutil"
 )
-
-// guarded maps two pages and makes the second inaccessible, so that a read
-// past the end of the first page faults. It returns the first page.
-func guarded(t *testing.T) []byte {
-	t.Helper()
-	page := unix.Getpagesize()
-	m, err := unix.Mmap(-1, 0, 3*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { unix.Munmap(m) })
-	for _, g := range [][]byte{m[:page], m[2*page:]} {
-		if err := unix.Mprotect(g, unix.PROT_NONE); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return m[page : 2*page : 2*page]
-}
 
 // TestScanLinesGuardPages scans inputs of every length 0..200 that end
 // exactly at the end of a mapped page followed by an inaccessible one, and
@@ -35,7 +17,7 @@ func guarded(t *testing.T) []byte {
 // scan and with the fallback: any read outside the input faults, and the
 // result must be checkScan's.
 func TestScanLinesGuardPages(t *testing.T) {
-	p := guarded(t)
+	p := testutil.GuardedPage(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, avx := range []bool{useScanAVX2, false} {
 		withScanAVX2(t, avx, func() {
@@ -115,41 +97,4 @@ func FuzzScanLines(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
-}
-
-// TestJSONStringGuardPages renders and measures strings of every length
-// 0..200 that end exactly at the end of a mapped page followed by an
-// inaccessible one, or start right after one (as a value decoded from a
-// mapped segment may), with and without the SSSE3 escaper: any read
-// outside the string faults, and the output must be the reference's.
-func TestJSONStringGuardPages(t *testing.T) {
-	p := guarded(t)
-	rng := rand.New(rand.NewPCG(5, 6))
-	alphabet := []byte("abcdefgh \"\\\n\t\x01\x7f\xc3\xa9\xe2\x80\xa8\xff")
-	for _, on := range []bool{true, false} {
-		withEscapeSSSE3(on, func() {
-			for n := 0; n <= 200; n++ {
-				for _, b := range [][]byte{p[len(p)-n:], p[:n:n]} {
-					for trial := 0; trial < 4; trial++ {
-						for i := range b {
-							b[i] = alphabet[rng.IntN(len(alphabet))]
-							if trial == 0 {
-								b[i] = 'a' + byte(i%26)
-							}
-						}
-						s := unsafeString(b)
-						want := refAppendJSONString(nil, s)
-						for _, room := range []int{3, 8*n + 64} {
-							if got := AppendJSONString(make([]byte, 0, room), s); !bytes.Equal(got, want) {
-								t.Fatalf("ssse3 %v, room %d, %q: %q, want %q", on, room, b, got, want)
-							}
-						}
-						if n, _ := stringLen(s); n != int64(len(want)) {
-							t.Fatalf("stringLen(%q) = %d, want %d", b, n, len(want))
-						}
-					}
-				}
-			}
-		})
-	}
 }

@@ -3,16 +3,15 @@
 //   - V2 record batches, written (Encoder, AppendBatches, the cleaner's
 //     re-encoding) and read (Scanner, Decoder, the header-only
 //     RecordPrefix), and the legacy V0/V1 message sets (read only);
-//   - the codec table (names, compression framing, its bound), CRCs,
-//     validation and the offset order of a segment's batches;
+//   - a batch's codec (the codecs themselves are package compression),
+//     CRCs, validation and the offset order of a segment's batches;
 //   - the one corruption vocabulary of stored data (CorruptionError,
 //     ErrCorruption, ErrTruncated);
 //   - the lines of a plain `log` write made into records (Lines,
-//     AppendLineRecords) and the docs/spec.md §3 JSON rendering of a record
-//     (AppendJSON and its exact length, JSONLen);
+//     AppendLineRecords); their JSON form is package jsonl;
 //   - Record.Clone, a decoded record kept past its decoder.
 //
-// It imports nothing else of partfs.
+// It imports only package compression of partfs.
 package record
 
 import "bytes"

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/progress"
 	"github.com/partfs/partfs/record"
 )
@@ -30,7 +31,7 @@ func copyPartition(src, dst, name string, res *Result, opt Options, pr *progress
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []string{"partition.metadata", "leader-epoch-checkpoint"} {
+	for _, f := range []string{kafkaname.PartitionMetadataFile, kafkaname.LeaderEpochFile} {
 		if err := copyRegular(filepath.Join(src, name, f), filepath.Join(out, f)); err != nil {
 			return err
 		}

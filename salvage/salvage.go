@@ -76,7 +76,7 @@ func Run(src, dst string, opt Options) (Result, error) {
 	if pr != nil {
 		pr.Done(fmt.Sprintf("%d partitions, %d batches kept, %d regions skipped", res.Partitions, res.Batches, len(res.Skips)))
 	}
-	for _, name := range []string{"meta.properties", "partfs-topics.json"} {
+	for _, name := range []string{kafkaname.MetaPropertiesFile, logstore.TopicsFile} {
 		if err := copyRegular(filepath.Join(src, name), filepath.Join(dst, name)); err != nil {
 			return res, err
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/hamba/avro/v2"
 
-	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/jsonl"
 )
 
 // avroAPI is hamba/avro's configuration with strings and bytes up to
@@ -83,7 +83,7 @@ func (d *avroDecoder) value(dst []byte, s avro.Schema) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = record.AppendJSONString(dst, f.Name())
+			dst = jsonl.AppendString(dst, f.Name())
 			dst = append(dst, ':')
 			dst = d.value(dst, f.Type())
 		}
@@ -94,7 +94,7 @@ func (d *avroDecoder) value(dst []byte, s avro.Schema) []byte {
 		if !ok && r.Error == nil {
 			d.err = fmt.Errorf("avro: enum %s has no symbol %d", s.FullName(), i)
 		}
-		return record.AppendJSONString(dst, sym)
+		return jsonl.AppendString(dst, sym)
 	case *avro.ArraySchema:
 		dst = append(dst, '[')
 		n := 0
@@ -114,7 +114,7 @@ func (d *avroDecoder) value(dst []byte, s avro.Schema) []byte {
 				dst = append(dst, ',')
 			}
 			n++
-			dst = record.AppendJSONString(dst, r.ReadString())
+			dst = jsonl.AppendString(dst, r.ReadString())
 			dst = append(dst, ':')
 			dst = d.value(dst, s.Values())
 		})
@@ -174,7 +174,7 @@ func (d *avroDecoder) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
 	case avro.Double:
 		return appendFloat(dst, r.ReadDouble(), 64)
 	case avro.String:
-		return record.AppendJSONString(dst, r.ReadString())
+		return jsonl.AppendString(dst, r.ReadString())
 	case avro.Bytes:
 		b := r.ReadBytes()
 		if l, ok := s.Logical().(*avro.DecimalLogicalSchema); ok {

@@ -352,6 +352,34 @@ func (c *Codecs) latestID(subject string) (int, error) {
 	return l.id, nil
 }
 
+// ctx is a context bounded by the lookup timeout.
+func (c *Codecs) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), c.opt.Timeout)
+}
+
+// Subjects lists the source's subjects.
+func (c *Codecs) Subjects() ([]string, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	return c.opt.Source.Subjects(ctx)
+}
+
+// Versions lists a subject's versions.
+func (c *Codecs) Versions(subject string) ([]int, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	return c.opt.Source.Versions(ctx, subject)
+}
+
+// SchemaText returns the text of a subject's version (Latest: the
+// newest), as it was registered.
+func (c *Codecs) SchemaText(subject string, version int) (string, error) {
+	ctx, cancel := c.ctx()
+	defer cancel()
+	ss, err := c.opt.Source.Version(ctx, subject, version)
+	return ss.Schema.Schema, err
+}
+
 // Register registers text as the next version of subject: its type is
 // PROTOBUF when it is not JSON, AVRO when hamba/avro parses it, else
 // JSON. A schema that does not parse is ErrInvalid; so is, on a source

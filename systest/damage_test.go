@@ -77,6 +77,12 @@ func offsetDamage(dir string) []damageCase {
 			checkCode: 1, checkSays: []string{seg33, pos(7 * tBatch)}, wantEnd: tEnd},
 		{name: "duplicated last batch after a clean stop", clean: true, damage: dupLast,
 			checkCode: 1, checkSays: []string{seg33, pos(7 * tBatch)}, wantEnd: tEnd},
+		{name: "base offset raised by one after a clean stop (36 to 37)", clean: true, damage: xorAt(seg33, 3*tBatch+7, 0x01),
+			checkCode: 1, checkSays: []string{seg33, pos(3 * tBatch)}, wantEnd: tEnd, holes: [][2]int64{{36, 40}},
+			corruptAt: fmt.Sprintf("%s@%d", seg33, 3*tBatch), checkAfter: 1},
+		{name: "base offset lowered by one after a clean stop (36 to 35)", clean: true, damage: xorAt(seg33, 3*tBatch+7, 0x07),
+			checkCode: 1, checkSays: []string{seg33, pos(3 * tBatch)}, wantEnd: tEnd, holes: [][2]int64{{36, 40}},
+			corruptAt: fmt.Sprintf("%s@%d", seg33, 3*tBatch), checkAfter: 1},
 		{name: "batch in the next segment's offsets, unclean with no recovery point", damage: func(t *testing.T, d string) {
 			xorAt(seg11, 10*tBatch+7, 0x03)(t, d)
 			if err := os.Remove(filepath.Join(dir, "recovery-point-offset-checkpoint")); err != nil {

@@ -35,6 +35,7 @@ func faultCases() []faultCase {
 	cases = append(cases, limitFaults()...)
 	cases = append(cases, retentionFaults()...)
 	cases = append(cases, layoutFaults()...)
+	cases = append(cases, readTruthFaults()...)
 	for i, dc := range offsetDamage("") {
 		cases = append(cases, faultCase{name: "offsets: " + dc.name, run: func(t *testing.T, dir string) {
 			m := buildDataDir(t, dir)

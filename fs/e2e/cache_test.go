@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/record"
 )
 
 // apiRendering is log and log.jsonl of t/0 as the log API gives its
 // records now.
-func apiRendering(t *testing.T, e *env) (plain, jsonl string) {
+func apiRendering(t *testing.T, e *env) (plain, rendered string) {
 	t.Helper()
 	l, err := e.st.Partition("t", 0)
 	if err != nil {
@@ -29,7 +30,7 @@ func apiRendering(t *testing.T, e *env) (plain, jsonl string) {
 			if r.Value != nil {
 				p = append(append(p, r.Value...), '\n')
 			}
-			j = append(record.AppendJSON(j, r), '\n')
+			j = append(jsonl.Append(j, r), '\n')
 			next = r.Offset + 1
 			return true
 		})
@@ -70,8 +71,8 @@ func readOnlyEnv(t *testing.T, script string, o mountOpt) *env {
 // file holds).
 func TestRereadServedFromCache(t *testing.T) {
 	e := readOnlyEnv(t, "mkdir t && seq 1 200000 >> t/0/log", mountOpt{})
-	plain, jsonl := apiRendering(t, e)
-	for name, want := range map[string]string{"log": plain, "log.jsonl": jsonl} {
+	plain, rendered := apiRendering(t, e)
+	for name, want := range map[string]string{"log": plain, "log.jsonl": rendered} {
 		if got := e.Sh("cat t/0/" + name); got != want {
 			t.Fatalf("first cat %s: %d bytes, the log API renders %d", name, len(got), len(want))
 		}
@@ -159,12 +160,12 @@ func TestReaderSeesAppends(t *testing.T) {
 // sameAsAPI: cat of log and log.jsonl give what the log API renders.
 func sameAsAPI(t *testing.T, e *env, when string) {
 	t.Helper()
-	plain, jsonl := apiRendering(t, e)
+	plain, rendered := apiRendering(t, e)
 	if got := e.Sh("cat t/0/log"); got != plain {
 		t.Errorf("%s: cat log differs from the log API's records (%d bytes, want %d)", when, len(got), len(plain))
 	}
-	if got := e.Sh("cat t/0/log.jsonl"); got != jsonl {
-		t.Errorf("%s: cat log.jsonl differs from the log API's records (%d bytes, want %d)", when, len(got), len(jsonl))
+	if got := e.Sh("cat t/0/log.jsonl"); got != rendered {
+		t.Errorf("%s: cat log.jsonl differs from the log API's records (%d bytes, want %d)", when, len(got), len(rendered))
 	}
 }
 

@@ -186,3 +186,36 @@ func TestSchemaAvroWrite(t *testing.T) {
 		t.Fatalf("st_size %s, read %d", n, len(jl))
 	}
 }
+
+// TestSchemasDir: .schemas/ lists subjects and versions, reads schema
+// texts, and registers what is written to SUBJECT/new in _schemas,
+// refusing an Avro schema that is not backward compatible.
+func TestSchemasDir(t *testing.T) {
+	e := newEnv(t, mountOpt{schemasOn: true})
+	putSchema(t, e.st, "orders-value", 1, 3, "", orderAvro)
+	if got := e.Sh("ls .schemas; ls .schemas/orders-value"); got != "orders-value\n1\nlatest\nnew\n" {
+		t.Fatalf("ls: %q", got)
+	}
+	if got := e.Sh("cat .schemas/orders-value/latest"); got != orderAvro+"\n" {
+		t.Fatalf("latest: %q", got)
+	}
+	v2 := `{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"id","type":"long"},{"name":"item","type":"string"},{"name":"note","type":["null","string"],"default":null},{"name":"total","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},{"name":"qty","type":"int","default":1}]}`
+	e.Sh("cat > .schemas/orders-value/new <<'X'\n" + v2 + "\nX")
+	if got := e.Sh("ls .schemas/orders-value; cat .schemas/orders-value/2"); got != "1\n2\nlatest\nnew\n"+v2+"\n" {
+		t.Fatalf("after register: %q", got)
+	}
+	// not backward compatible: a new field without a default
+	bad := `{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"id","type":"long"},{"name":"x","type":"int"}]}`
+	if out, err := e.Try(`python3 -c 'import sys; f=open(".schemas/orders-value/new","w"); f.write(sys.argv[1]); f.close()' '` + bad + `'`); err == nil {
+		t.Fatalf("incompatible schema registered: %s", out)
+	}
+	if got := e.Sh("ls .schemas/orders-value"); got != "1\n2\nlatest\nnew\n" {
+		t.Fatalf("after refusal: %q", got)
+	}
+	// a written record uses the new latest version (ID 4: the next free)
+	e.Sh("mkdir orders")
+	e.Sh(`echo '{"id":1,"item":"a","total":"1"}' >> orders/0/log`)
+	if got := e.Sh("cat orders/0/log.jsonl"); !strings.Contains(got, `"qty":1},"value_schema_id":4`) {
+		t.Fatalf("log.jsonl: %s", got)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -52,7 +53,7 @@ func (r *rendered) upTo(name string, n int) ([]byte, error) {
 			if rec.Value != nil {
 				r.plain = append(append(r.plain, rec.Value...), '\n')
 			}
-			r.jsonl = append(record.AppendJSON(r.jsonl, rec), '\n')
+			r.jsonl = append(jsonl.Append(r.jsonl, rec), '\n')
 			r.next = rec.Offset + 1
 			return true
 		})

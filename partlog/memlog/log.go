@@ -101,8 +101,11 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 		return 0, fmt.Errorf("append to %s-%d: %w", l.topic.name, l.part, partlog.ErrReadOnly)
 	}
 	conf := l.store.config(l.topic)
+	if err := partlog.CheckKeyed(l.topic.name, l.part, conf.Compacted(), recs); err != nil {
+		return 0, err
+	}
 	maxMsg := int64(conf.MaxMessageBytes)
-	logAppend := conf.TimestampType == "LogAppendTime"
+	logAppend := conf.LogAppendTime()
 	now := l.store.opt.Now().UnixMilli()
 	for i := range recs {
 		if sz := recSize(&recs[i]) + batchOverhead; sz > maxMsg {

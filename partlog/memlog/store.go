@@ -129,11 +129,8 @@ func (s *Store) AddPartition(name string, n int) error {
 	if err != nil {
 		return err
 	}
-	if n < len(t.parts) {
-		return fmt.Errorf("partition %s-%d: %w", name, n, partlog.ErrExists)
-	}
-	if n != len(t.parts) {
-		return fmt.Errorf("partition %s-%d: next is %d: %w", name, n, len(t.parts), partlog.ErrInvalid)
+	if err := partlog.CheckNextPartition(name, n, len(t.parts)); err != nil {
+		return err
 	}
 	t.parts = append(t.parts, s.newLog(t, n))
 	return nil

@@ -84,6 +84,7 @@ func Run(t *testing.T, b Backend) {
 		{"Append", CheckAppend},
 		{"AppendConcurrent", CheckAppendConcurrent},
 		{"TooLarge", CheckTooLarge},
+		{"Keyless", CheckKeyless},
 		{"OffsetForTime", CheckOffsetForTime},
 		{"Read", CheckRead},
 		{"Segments", CheckSegments},

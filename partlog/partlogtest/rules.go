@@ -419,3 +419,25 @@ func CheckLineAppender(t *testing.T, b Backend) {
 		t.Fatalf("lines read back %q, EndOffset %d", vs, l.EndOffset())
 	}
 }
+
+// CheckKeyless: a compacted topic refuses an append holding a record
+// without a key, whole (ErrInvalid, nothing appended), through Append and
+// AppendLines alike; keyed records and tombstones are taken; a topic that
+// only deletes takes keyless records.
+func CheckKeyless(t *testing.T, b Backend) {
+	st, l := b.openLog(t)
+	appendN(t, l, values(0, "before")...)
+	setConfig(t, st, l.Topic(), "cleanup.policy", "compact")
+	_, err := l.Append([]record.Record{{Key: []byte("k"), Value: []byte("v")}, {Value: []byte("no key")}})
+	wantErr(t, "Append of a keyless record to a compacted topic", err, partlog.ErrInvalid)
+	if la, ok := l.(partlog.LineAppender); ok {
+		_, _, err := la.AppendLines([]byte("line\n"))
+		wantErr(t, "AppendLines to a compacted topic", err, partlog.ErrInvalid)
+	}
+	if l.EndOffset() != 1 {
+		t.Fatalf("refused appends moved the end to %d", l.EndOffset())
+	}
+	appendN(t, l, record.Record{Key: []byte("k"), Value: []byte("v")}, record.Record{Key: []byte("k")})
+	setConfig(t, st, l.Topic(), "cleanup.policy", "delete")
+	appendN(t, l, values(0, "keyless again")...)
+}

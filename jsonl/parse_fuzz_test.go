@@ -1,4 +1,4 @@
-package fs
+package jsonl
 
 import (
 	"bytes"
@@ -63,7 +63,7 @@ func FuzzJSONLine(f *testing.F) {
 // compareJSONLine parses line with both parsers and reports a difference.
 func compareJSONLine(line []byte) error {
 	want, wantErr := refParseJSONLine(line)
-	got, err := parseJSONLine(line)
+	got, err := ParseLine(line)
 	switch {
 	case (err == nil) != (wantErr == nil):
 		return fmt.Errorf("%q: err %v, the reference's %v", line, err, wantErr)
@@ -115,7 +115,7 @@ func TestJSONRecordsKeepEachOther(t *testing.T) {
 		want = append(want, v)
 		in = fmt.Appendf(in, `{"value":%q,"value_b64":null,"headers":[["h",{"b64":"eA=="}]]}`+"\n", v)
 	}
-	recs, rest, err := jsonRecords(in)
+	recs, rest, err := Parse(in)
 	if err != nil || len(rest) != 0 || len(recs) != len(want) {
 		t.Fatalf("%d records, rest %q, err %v", len(recs), rest, err)
 	}
@@ -146,7 +146,7 @@ func BenchmarkJSONRecords(b *testing.B) {
 			var cur, old time.Duration
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				if _, _, err := jsonRecords(in); err != nil {
+				if _, _, err := Parse(in); err != nil {
 					b.Fatal(err)
 				}
 				t1 := time.Now()

@@ -1,4 +1,4 @@
-package record
+package jsonl
 
 import "encoding/binary"
 

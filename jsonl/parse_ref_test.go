@@ -1,4 +1,4 @@
-package fs
+package jsonl
 
 // The log.jsonl line parser before lineParser (encoding/json, then a
 // strict scan of the same line), kept as the reference its fuzz test

@@ -1,4 +1,4 @@
-package fs
+package jsonl
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ func TestJSONRecordsRejects(t *testing.T) {
 	for _, bad := range []string{"{\"value\":\"ok\"}\nnot json\n", `{"value":1}` + "\n", `{"value":"a","extra":1}` + "\n",
 		"[1,2]\n", `{"value":"a"} {"value":"b"}` + "\n", `{"key":"a","key_b64":"YQ=="}` + "\n", `{"timestamp":-5}` + "\n",
 		`{"value_b64":"%%%"}` + "\n", "\n", "null\n", `{"headers":[["a"]]}` + "\n", `{"headers":[[1,"a"]]}` + "\n"} {
-		recs, _, err := jsonRecords([]byte(bad))
+		recs, _, err := Parse([]byte(bad))
 		if !errors.Is(err, partlog.ErrInvalid) || recs != nil {
 			t.Errorf("%q: recs %v err %v", bad, recs, err)
 		}
@@ -21,7 +21,7 @@ func TestJSONRecordsRejects(t *testing.T) {
 }
 
 func TestJSONRecordsAccepts(t *testing.T) {
-	recs, rest, err := jsonRecords([]byte(`{"key_b64":"AP8=","value":"v","headers":[["h",{"b64":"AA=="}]]}` + "\n{\"va"))
+	recs, rest, err := Parse([]byte(`{"key_b64":"AP8=","value":"v","headers":[["h",{"b64":"AA=="}]]}` + "\n{\"va"))
 	if err != nil || len(recs) != 1 || string(rest) != `{"va` {
 		t.Fatalf("recs %v rest %q err %v", recs, rest, err)
 	}
@@ -29,14 +29,14 @@ func TestJSONRecordsAccepts(t *testing.T) {
 	if string(r.Key) != "\x00\xff" || string(r.Value) != "v" || len(r.Headers) != 1 || string(r.Headers[0].Value) != "\x00" {
 		t.Fatalf("record %+v", r)
 	}
-	if got := string(record.AppendJSON(nil, &r)); got != `{"offset":0,"timestamp":0,"key_b64":"AP8=","value":"v","headers":[["h","\u0000"]]}` {
+	if got := string(Append(nil, &r)); got != `{"offset":0,"timestamp":0,"key_b64":"AP8=","value":"v","headers":[["h","\u0000"]]}` {
 		t.Fatalf("render %s", got)
 	}
 }
 
 func TestAppendStringEscapes(t *testing.T) {
 	for _, in := range []string{"", "plain ascii text here!", "a\"b\\c\nd\te\x01f\x1f", "12345678\"2345678\\", "ünïcødé and more text", "\x7f\x00"} {
-		got := string(record.AppendJSONString(nil, in))
+		got := string(AppendString(nil, in))
 		want, _ := json.Marshal(in)
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil || back != in {
@@ -53,8 +53,8 @@ func TestJSONLenMatchesRendering(t *testing.T) {
 		{Headers: []record.Header{{Key: "h", Value: nil}, {Key: "\xff", Value: []byte("x\ty")}, {Key: "b", Value: []byte{0xfe}}}},
 	}
 	for i := range recs {
-		if got, want := jsonLen(&recs[i]), int64(len(record.AppendJSON(nil, &recs[i]))); got != want {
-			t.Errorf("record %d: jsonLen %d, rendered %d: %s", i, got, want, record.AppendJSON(nil, &recs[i]))
+		if got, want := Len(&recs[i]), int64(len(Append(nil, &recs[i]))); got != want {
+			t.Errorf("record %d: jsonLen %d, rendered %d: %s", i, got, want, Append(nil, &recs[i]))
 		}
 	}
 }

@@ -1,28 +1,30 @@
-package record
+package jsonl
 
 import (
 	"encoding/base64"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/partfs/partfs/record"
 )
 
-// JSONLen is len(AppendJSON(nil, r)), counted without rendering (the
+// Len is len(Append(nil, r)), counted without rendering (the
 // filesystem sizes its .jsonl views with it on every append).
-func JSONLen(r *Record) int64 {
-	return JSONLenAt(JSONFieldsLen(r), r.Offset, r.Timestamp)
+func Len(r *record.Record) int64 {
+	return LenAt(FieldsLen(r), r.Offset, r.Timestamp)
 }
 
-// JSONLenAt is JSONLen of a record at offset and timestamp whose
-// JSONFieldsLen is fields: fields plus the decimal lengths of offset and
+// LenAt is Len of a record at offset and timestamp whose
+// FieldsLen is fields: fields plus the decimal lengths of offset and
 // timestamp. It lets the filesystem measure records before the log has
 // assigned their offsets.
-func JSONLenAt(fields, offset, timestamp int64) int64 {
+func LenAt(fields, offset, timestamp int64) int64 {
 	return fields + decimalLen(offset) + decimalLen(timestamp)
 }
 
-// JSONFieldsLen is the part of JSONLen(r) that depends on neither r.Offset
+// FieldsLen is the part of Len(r) that depends on neither r.Offset
 // nor r.Timestamp.
-func JSONFieldsLen(r *Record) int64 {
+func FieldsLen(r *record.Record) int64 {
 	if r.Key == nil && len(r.Headers) == 0 && plainASCII(r.Value) {
 		return plainFieldsLen + int64(len(r.Value)) // a log line's record
 	}
@@ -31,10 +33,10 @@ func JSONFieldsLen(r *Record) int64 {
 
 // plainFieldsLen is fieldsLen of a record with an empty plain value and no
 // key or headers; every plain value adds its length to it.
-var plainFieldsLen = fieldsLen(&Record{Value: []byte{}})
+var plainFieldsLen = fieldsLen(&record.Record{Value: []byte{}})
 
-// fieldsLen is JSONFieldsLen(r), every case.
-func fieldsLen(r *Record) int64 {
+// fieldsLen is FieldsLen(r), every case.
+func fieldsLen(r *record.Record) int64 {
 	n := int64(len(`{"offset":,"timestamp":,"headers":[]}`))
 	n += fieldLen("key", r.Key) + fieldLen("value", r.Value)
 	for i := range r.Headers {
@@ -97,13 +99,13 @@ func headerValueLen(v []byte) int64 {
 	return int64(len(`{"b64":""}`) + base64.StdEncoding.EncodedLen(len(v)))
 }
 
-// jsonStringLen is len(AppendJSONString(nil, s)).
+// jsonStringLen is len(AppendString(nil, s)).
 func jsonStringLen(s string) int64 {
 	n, _ := stringLen(s)
 	return n
 }
 
-// stringLen is len(AppendJSONString(nil, s)), and whether s is valid
+// stringLen is len(AppendString(nil, s)), and whether s is valid
 // UTF-8, in one pass: eight ASCII bytes at a time, their escapes counted
 // from byte masks (JSON values are mostly ASCII with many quotes), and
 // rune by rune from a byte with its high bit set.

@@ -1,4 +1,4 @@
-package fs
+package jsonl
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ func TestStrictJSONInput(t *testing.T) {
 		`{"headers":[["h",{"B64":"eA=="}]]}`, // header object key in another case
 		`{"headers":[["h",{"b64":"eA==","b64":"eQ=="}]]}`,
 	} {
-		if _, err := parseJSONLine([]byte(line)); !errors.Is(err, partlog.ErrInvalid) {
+		if _, err := ParseLine([]byte(line)); !errors.Is(err, partlog.ErrInvalid) {
 			t.Errorf("%s: %v, want EINVAL", line, err)
 		}
 	}
@@ -32,7 +32,7 @@ func TestStrictJSONInput(t *testing.T) {
 		`{ "key" : "k" , "value" : "v\n" }`: "v\n",
 		`{"value":"x","headers":[["h",{"b64":"eA=="}],["n",null],["s","t"]],"timestamp":5}`: "x",
 	} {
-		r, err := parseJSONLine([]byte(line))
+		r, err := ParseLine([]byte(line))
 		if err != nil || string(r.Value) != want {
 			t.Errorf("%s: %q %v, want %q", line, r.Value, err, want)
 		}

@@ -1,4 +1,4 @@
-package record
+package jsonl
 
 import (
 	"bytes"
@@ -8,9 +8,12 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/partfs/partfs/internal/benchutil"
+	"github.com/partfs/partfs/record"
 )
 
-// checkJSONString: AppendJSONString(dst, s), with and without the SSSE3
+// checkJSONString: AppendString(dst, s), with and without the SSSE3
 // blocks, is refAppendJSONString's bytes after dst, jsonStringLen is its
 // length, and it decodes back to s when s is valid UTF-8.
 func checkJSONString(t *testing.T, s string) {
@@ -20,11 +23,11 @@ func checkJSONString(t *testing.T, s string) {
 		withEscapeSSSE3(sse, func() {
 			for _, backing := range jsonStringDsts(s) {
 				dst := inBacking(backing)
-				if got := AppendJSONString(dst, s); !bytes.Equal(got, want) {
-					t.Fatalf("AppendJSONString(cap %d, %q), SSSE3 %v\n got %q\nwant %q", cap(dst), s, sse, got, want)
+				if got := AppendString(dst, s); !bytes.Equal(got, want) {
+					t.Fatalf("AppendString(cap %d, %q), SSSE3 %v\n got %q\nwant %q", cap(dst), s, sse, got, want)
 				}
 				if !canaryKept(backing) {
-					t.Fatalf("AppendJSONString(cap %d, %q), SSSE3 %v wrote past cap", cap(dst), s, sse)
+					t.Fatalf("AppendString(cap %d, %q), SSSE3 %v wrote past cap", cap(dst), s, sse)
 				}
 				got, valid := appendValidJSONString(dst, s)
 				if valid != utf8.ValidString(s) || valid && !bytes.Equal(got, want) || !valid && !bytes.Equal(got, dst) || !canaryKept(backing) {
@@ -126,7 +129,7 @@ func TestAppendJSONStringUTF8(t *testing.T) {
 				for _, c3 := range []byte{0x41, 0x80, 0xbf, 0xc0} {
 					seq := string([]byte{byte(c), byte(c1), c2, c3})
 					for _, s := range []string{"abcdefg" + seq + "hijklmnop", "abcdefghijk" + seq} {
-						if got, want := AppendJSONString(dst, s), refAppendJSONString(nil, s); !bytes.Equal(got, want) {
+						if got, want := AppendString(dst, s), refAppendJSONString(nil, s); !bytes.Equal(got, want) {
 							t.Fatalf("%q: got %q, want %q", s, got, want)
 						}
 					}
@@ -143,7 +146,7 @@ func TestAppendJSONStringRoom(t *testing.T) {
 	for _, s := range []string{"", "x", line, strings.Repeat("\x01é\xff", 40)} {
 		for _, backing := range jsonStringDsts(s) {
 			dst := inBacking(backing)
-			got := AppendJSONString(dst, s)
+			got := AppendString(dst, s)
 			if fits := len(got) <= cap(dst); fits != (&got[0] == &dst[:1][0]) {
 				t.Errorf("%q into cap %d: result of %d bytes, in place %v", s, cap(dst), len(got), !fits)
 			}
@@ -151,18 +154,18 @@ func TestAppendJSONStringRoom(t *testing.T) {
 	}
 }
 
-// TestAppendJSONInPlace: AppendJSON into a buffer with room for exactly
-// JSONLen bytes writes there, whatever the value (the filesystem counts on
+// TestAppendJSONInPlace: Append into a buffer with room for exactly
+// Len bytes writes there, whatever the value (the filesystem counts on
 // it: a rendering that fits its buffer must be in it).
 func TestAppendJSONInPlace(t *testing.T) {
 	values := []string{"", "plain", `{"q":"x"}`, "\xff\x00 binary \x80", strings.Repeat("\xfe", 100), "é\u2028" + strings.Repeat("\"", 50) + "\xff"}
 	for _, v := range values {
-		r := Record{Key: []byte(v), Value: []byte(v), Headers: []Header{{Key: "h", Value: []byte(v)}}}
+		r := record.Record{Key: []byte(v), Value: []byte(v), Headers: []record.Header{{Key: "h", Value: []byte(v)}}}
 		for _, extra := range []int{0, 1, 40, 6*len(v) + 80} {
-			dst := make([]byte, 0, JSONLen(&r)+int64(extra))
-			out := AppendJSON(dst, &r)
-			if int64(len(out)) != JSONLen(&r) || &out[:1][0] != &dst[:1][0] {
-				t.Errorf("value %q, %d spare: %d bytes (JSONLen %d), in place %v", v, extra, len(out), JSONLen(&r), &out[:1][0] == &dst[:1][0])
+			dst := make([]byte, 0, Len(&r)+int64(extra))
+			out := Append(dst, &r)
+			if int64(len(out)) != Len(&r) || &out[:1][0] != &dst[:1][0] {
+				t.Errorf("value %q, %d spare: %d bytes (Len %d), in place %v", v, extra, len(out), Len(&r), &out[:1][0] == &dst[:1][0])
 			}
 			if want := refAppendJSON(&r); !bytes.Equal(out, want) {
 				t.Errorf("value %q:\n got %s\nwant %s", v, out, want)
@@ -231,7 +234,7 @@ func BenchmarkAppendJSONString(b *testing.B) {
 					}
 				}
 			}
-			runPair(b, n, run(AppendJSONString), run(refAppendJSONString))
+			benchutil.RunPair(b, n, run(AppendString), run(refAppendJSONString))
 		})
 	}
 }

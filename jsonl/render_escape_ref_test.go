@@ -1,13 +1,15 @@
-package record
+package jsonl
 
 import (
 	"encoding/base64"
 	"unicode/utf8"
+
+	"github.com/partfs/partfs/record"
 )
 
-// refAppendJSON is AppendJSON's value, key and header rendering as it was:
+// refAppendJSON is Append's value, key and header rendering as it was:
 // utf8.Valid first, then refAppendJSONString or base64.
-func refAppendJSON(r *Record) []byte {
+func refAppendJSON(r *record.Record) []byte {
 	field := func(dst []byte, name string, v []byte) []byte {
 		dst = append(dst, `,"`+name...)
 		switch {
@@ -39,7 +41,7 @@ func refAppendJSON(r *Record) []byte {
 	return append(dst, "]}"...)
 }
 
-// refAppendJSONString is AppendJSONString as it was before the
+// refAppendJSONString is AppendString as it was before the
 // word-at-a-time writer (jsonl_escape.go): skip to the next special byte,
 // copy the run, append its escape. Kept as the reference the new writer
 // must match byte for byte, and as the benchmarks' baseline.

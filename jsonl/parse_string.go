@@ -1,4 +1,4 @@
-package fs
+package jsonl
 
 import (
 	"encoding/binary"

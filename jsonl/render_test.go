@@ -1,4 +1,4 @@
-package record
+package jsonl
 
 import (
 	"encoding/base64"
@@ -6,17 +6,20 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/partfs/partfs/internal/benchutil"
+	"github.com/partfs/partfs/record"
 )
 
 func TestAppendJSONExact(t *testing.T) {
-	r := Record{Offset: 42, Timestamp: 1764410400000, Key: []byte("k1"), Value: []byte("v1"), Headers: []Header{{Key: "h", Value: []byte("x")}}}
+	r := record.Record{Offset: 42, Timestamp: 1764410400000, Key: []byte("k1"), Value: []byte("v1"), Headers: []record.Header{{Key: "h", Value: []byte("x")}}}
 	want := `{"offset":42,"timestamp":1764410400000,"key":"k1","value":"v1","headers":[["h","x"]]}`
-	if got := string(AppendJSON(nil, &r)); got != want {
+	if got := string(Append(nil, &r)); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	r = Record{Offset: 0, Timestamp: -1, Key: nil, Value: []byte{0xff, 0x00}, Headers: []Header{{Key: "n", Value: nil}, {Key: "b", Value: []byte{0x80}}}}
+	r = record.Record{Offset: 0, Timestamp: -1, Key: nil, Value: []byte{0xff, 0x00}, Headers: []record.Header{{Key: "n", Value: nil}, {Key: "b", Value: []byte{0x80}}}}
 	want = `{"offset":0,"timestamp":-1,"key":null,"value_b64":"/wA=","headers":[["n",null],["b",{"b64":"gA=="}]]}`
-	if got := string(AppendJSON(nil, &r)); got != want {
+	if got := string(Append(nil, &r)); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
@@ -27,10 +30,10 @@ func FuzzAppendJSON(f *testing.F) {
 	f.Add([]byte("k"), []byte("line with \"quotes\", \\ and \n\t\x01 \u2028 é"), "h")
 	f.Add([]byte{0xff}, []byte{}, "\x00")
 	f.Fuzz(func(t *testing.T, key, value []byte, hk string) {
-		r := Record{Offset: 7, Timestamp: 9, Key: key, Value: value, Headers: []Header{{Key: hk, Value: value}}}
-		out := AppendJSON(nil, &r)
-		if n := JSONLen(&r); n != int64(len(out)) {
-			t.Fatalf("JSONLen %d, rendered %d: %s", n, len(out), out)
+		r := record.Record{Offset: 7, Timestamp: 9, Key: key, Value: value, Headers: []record.Header{{Key: hk, Value: value}}}
+		out := Append(nil, &r)
+		if n := Len(&r); n != int64(len(out)) {
+			t.Fatalf("Len %d, rendered %d: %s", n, len(out), out)
 		}
 		if want := refAppendJSON(&r); string(out) != string(want) {
 			t.Fatalf("got  %s\nwant %s (the reference)", out, want)
@@ -56,29 +59,29 @@ func FuzzAppendJSON(f *testing.F) {
 	})
 }
 
-// TestAppendJSONEscapes: each escape form, and JSONLen agreeing with the
+// TestAppendJSONEscapes: each escape form, and Len agreeing with the
 // rendering on every path (plain ASCII, escapes, UTF-8, base64, headers).
 func TestAppendJSONEscapes(t *testing.T) {
 	long := strings.Repeat("abcdefgh", 5)
 	cases := []struct {
-		r    Record
+		r    record.Record
 		want string
 	}{
-		{Record{Value: []byte(long)}, `{"offset":0,"timestamp":0,"key":null,"value":"` + long + `","headers":[]}`},
-		{Record{Key: []byte{}, Value: []byte(long + "\"\\\n\r\t\x01\x7f")},
+		{record.Record{Value: []byte(long)}, `{"offset":0,"timestamp":0,"key":null,"value":"` + long + `","headers":[]}`},
+		{record.Record{Key: []byte{}, Value: []byte(long + "\"\\\n\r\t\x01\x7f")},
 			`{"offset":0,"timestamp":0,"key":"","value":"` + long + `\"\\\n\r\t\u0001` + "\x7f" + `","headers":[]}`},
-		{Record{Offset: -5, Timestamp: 1 << 62, Value: []byte("é\u2028x\u2029")},
+		{record.Record{Offset: -5, Timestamp: 1 << 62, Value: []byte("é\u2028x\u2029")},
 			`{"offset":-5,"timestamp":4611686018427387904,"key":null,"value":"é\u2028x\u2029","headers":[]}`},
-		{Record{Key: []byte{0, 0xff}, Headers: []Header{{Key: "a\xff", Value: []byte("\x00")}, {Key: "n"}}},
+		{record.Record{Key: []byte{0, 0xff}, Headers: []record.Header{{Key: "a\xff", Value: []byte("\x00")}, {Key: "n"}}},
 			`{"offset":0,"timestamp":0,"key_b64":"AP8=","value":null,"headers":[["a\ufffd","\u0000"],["n",null]]}`},
 	}
 	for i, c := range cases {
-		got := AppendJSON(nil, &c.r)
+		got := Append(nil, &c.r)
 		if string(got) != c.want {
 			t.Errorf("case %d:\ngot  %s\nwant %s", i, got, c.want)
 		}
-		if n := JSONLen(&c.r); n != int64(len(got)) {
-			t.Errorf("case %d: JSONLen %d, rendered %d", i, n, len(got))
+		if n := Len(&c.r); n != int64(len(got)) {
+			t.Errorf("case %d: Len %d, rendered %d", i, n, len(got))
 		}
 	}
 }
@@ -87,12 +90,12 @@ func BenchmarkJSONLen(b *testing.B) {
 	recs := logLines(1000)
 	n := 0
 	for i := range recs {
-		n += len(AppendJSON(nil, &recs[i]))
+		n += len(Append(nil, &recs[i]))
 	}
 	b.SetBytes(int64(n))
 	for i := 0; i < b.N; i++ {
 		for j := range recs {
-			JSONLen(&recs[j])
+			Len(&recs[j])
 		}
 	}
 }
@@ -102,14 +105,14 @@ func BenchmarkAppendJSON(b *testing.B) {
 	var buf []byte
 	n := 0
 	for i := range recs {
-		n += len(AppendJSON(nil, &recs[i]))
+		n += len(Append(nil, &recs[i]))
 	}
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		buf = buf[:0]
 		for j := range recs {
-			buf = AppendJSON(buf, &recs[j])
+			buf = Append(buf, &recs[j])
 		}
 	}
 }
@@ -141,4 +144,13 @@ func FuzzPlainASCII(f *testing.F) {
 			}
 		}
 	})
+}
+
+// logLines returns n records of the benchmarks' log lines, 1 ms apart.
+func logLines(n int) []record.Record {
+	recs := make([]record.Record, n)
+	for i := range recs {
+		recs[i] = record.Record{Timestamp: 1764464400000 + int64(i), Value: []byte(benchutil.LogLine(i))}
+	}
+	return recs
 }

@@ -1,4 +1,4 @@
-package record
+package jsonl
 
 import (
 	"encoding/binary"
@@ -36,11 +36,11 @@ var escapes = func() (t [256]uint64) {
 	return t
 }()
 
-// AppendJSONString appends s as a JSON string (s must be valid UTF-8;
+// AppendString appends s as a JSON string (s must be valid UTF-8;
 // invalid bytes are replaced by U+FFFD). U+2028 and U+2029 are escaped.
 // Like append it reallocates only when the result outgrows cap(dst), but
 // it may use the capacity beyond the result as scratch.
-func AppendJSONString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	if cap(dst)-len(dst) < maxEscape*len(s)+2 {
 		dst = slices.Grow(dst, int(jsonStringLen(s)))
 	}
@@ -49,7 +49,7 @@ func AppendJSONString(dst []byte, s string) []byte {
 	return dst[:n+k]
 }
 
-// appendValidJSONString is AppendJSONString of s when s is valid UTF-8;
+// appendValidJSONString is AppendString of s when s is valid UTF-8;
 // when not, it returns false and dst as it was (its spare capacity
 // perhaps written). Validity is found while rendering where dst has room
 // for any result, else with the length (stringLen) first.

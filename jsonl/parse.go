@@ -1,4 +1,4 @@
-package fs
+package jsonl
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// jsonRecords parses complete lines of data as JSON objects (strict: any
+// Parse parses complete lines of data as JSON objects (strict: any
 // bad line fails all of them with an error wrapping ErrInvalid). It
 // returns the records and the trailing partial line. The records' bytes
 // lie in data where a string needs no unescaping, else in one buffer for
 // all of them.
-func jsonRecords(data []byte) ([]record.Record, []byte, error) {
+func Parse(data []byte) ([]record.Record, []byte, error) {
 	recs := make([]record.Record, 0, bytes.Count(data, []byte{'\n'}))
 	p := lineParser{budget: len(data)}
 	for line := 1; ; line++ {
@@ -36,8 +36,8 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, partlog.ErrInvalid)...)
 }
 
-// parseJSONLine parses one log.jsonl line (without its '\n').
-func parseJSONLine(line []byte) (record.Record, error) {
+// ParseLine parses one log.jsonl line (without its '\n').
+func ParseLine(line []byte) (record.Record, error) {
 	var r record.Record
 	p := lineParser{budget: len(line)}
 	err := p.parse(&r, line)

@@ -1,13 +1,15 @@
-package record
+package jsonl
 
 import (
 	"encoding/base64"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/partfs/partfs/record"
 )
 
-// AppendJSON appends r as one docs/spec.md §3 jsonl object (no newline), keys in the
+// Append appends r as one docs/spec.md §3 jsonl object (no newline), keys in the
 // order offset, timestamp, key, value, headers:
 //
 //	{"offset":42,"timestamp":1764410400000,"key":"k1","value":"v1","headers":[["h","x"]]}
@@ -16,9 +18,9 @@ import (
 // as "key_b64"/"value_b64" (standard base64) instead. A header value follows
 // the same rule inside its pair: null, a string, or {"b64":"..."} when not
 // valid UTF-8. This is the one JSON rendering of records: `partfs dump
-// --json` and the filesystem's .jsonl views both use it; JSONLen is its
+// --json` and the filesystem's .jsonl views both use it; Len is its
 // length.
-func AppendJSON(dst []byte, r *Record) []byte {
+func Append(dst []byte, r *record.Record) []byte {
 	dst = append(dst, `{"offset":`...)
 	dst = appendDecimal(dst, r.Offset)
 	dst = append(dst, `,"timestamp":`...)
@@ -31,7 +33,7 @@ func AppendJSON(dst []byte, r *Record) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, '[')
-		dst = AppendJSONString(dst, r.Headers[i].Key)
+		dst = AppendString(dst, r.Headers[i].Key)
 		dst = append(dst, ',')
 		dst = appendHeaderValue(dst, r.Headers[i].Value)
 		dst = append(dst, ']')

@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package record
+package jsonl
 
 // useEscapeSSSE3 is false: escapeSSSE3 is amd64 assembly.
 var useEscapeSSSE3 = false
