@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -134,6 +135,7 @@ func (l *Log) readSegmentsSidecar() (out sidecarView, found bool) {
 			Warn("segments sidecar ignored: counts and ends are taken from the segments")
 		return out, true
 	}
+	l.sidecarSaved = data
 	for _, e := range body.Segments {
 		out.segs[e.Base] = e
 	}
@@ -184,6 +186,8 @@ func (s *segment) checkEntry(e sidecarSegment, limit int64, active bool) error {
 
 // writeSegmentsSidecar records every segment's counts for the next clean
 // open. Segments not counted yet are recorded with -1 and counted lazily.
+// A sidecar that already holds these bytes (read at open or written
+// since) is left as it is.
 func (l *Log) writeSegmentsSidecar() error {
 	if l.readOnly {
 		return nil
@@ -207,8 +211,12 @@ func (l *Log) writeSegmentsSidecar() error {
 	}
 	data, err := json.Marshal(segmentsSidecar{Version: segmentsSidecarVersion,
 		CRC: crc32.Checksum(raw, topicsCRC), Body: raw})
-	if err != nil {
+	if err != nil || bytes.Equal(data, l.sidecarSaved) {
 		return err
 	}
-	return vfs.WriteFileDurable(l.fs, l.segmentsSidecarPath(), data)
+	if err := vfs.WriteFileDurable(l.fs, l.segmentsSidecarPath(), data); err != nil {
+		return err
+	}
+	l.sidecarSaved = data
+	return nil
 }
