@@ -282,5 +282,18 @@ func (p *part) statText() ([]byte, error) {
 	line("dirty_ratio", strconv.FormatFloat(st.DirtyRatio, 'f', 4, 64))
 	line("cleanup_policy", st.CleanupPolicy)
 	line("compression_type", st.CompressionType)
+	var gap int64
+	exact := true
+	err := p.ly.withSync(func() (err error) {
+		gap, exact, err = p.ly.gaps(plainKind)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	line("gap_bytes", gap) // of log: bytes st_size counts that no record fills
+	if !exact {
+		line("gap_bytes_exact", false)
+	}
 	return b.Bytes(), nil
 }

@@ -132,11 +132,22 @@ func sameSnapshot(a, b []partlog.Segment) bool {
 	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
 }
 
+// placeScans is how many segments with slots one sync reads to place
+// their successors right after them; past that, a segment is placed at
+// its slot. A partition of up to that many windows that a mount finds
+// unread is laid out densely at once; a longer one reads a bounded
+// amount before its end is known.
+const placeScans = 16
+
 // assignStarts gives every segment without a known start one: the end of
 // its predecessor's content as rendered now, bounded by the next known
-// start; or, for a segment with a slot whose predecessor is not wholly
-// rendered, its slot (placing it reads nothing). REQUIRES: mu held.
+// start; for a segment with a slot whose predecessor is not wholly
+// rendered, the predecessor is read to know that end while placeScans
+// allows, and the segment placed at its slot otherwise (or right after
+// what is known of its predecessor, if that ends past the slot).
+// REQUIRES: mu held.
 func (ly *layout) assignStarts(prev []*segInfo) error {
+	scans := placeScans
 	for i, s := range ly.segs {
 		if s.start[0] >= 0 {
 			continue
@@ -147,8 +158,13 @@ func (ly *layout) assignStarts(prev []*segInfo) error {
 		}
 		p := ly.segs[i-1]
 		if slot := s.snap.Slot; slot > 0 && p.next < p.snap.Next {
-			s.start = [2]int64{slot, slot}
-			continue
+			if scans == 0 {
+				for k := range s.start {
+					s.start[k] = max(slot, p.start[k]+p.length[k])
+				}
+				continue
+			}
+			scans--
 		}
 		if err := ly.scan(p, p.snap.Next); err != nil {
 			return err
@@ -363,6 +379,38 @@ func (ly *layout) gapless(k kind) bool {
 	return true
 }
 
+// gaps returns how many bytes of stream k up to its end hold no record:
+// those before the first segment's range (removed by retention) and
+// between a segment's rendered content and the next segment's range.
+// Segments not wholly rendered are rendered first when there are at most
+// placeScans of them; otherwise exact is false, their unrendered records
+// count as gap and the figure is an upper bound. REQUIRES: mu held,
+// after sync.
+func (ly *layout) gaps(k kind) (bytes int64, exact bool, err error) {
+	var unread []*segInfo
+	for _, s := range ly.segs {
+		if s.next < s.snap.Next {
+			unread = append(unread, s)
+		}
+	}
+	if len(unread) <= placeScans {
+		for _, s := range unread {
+			if err := ly.scan(s, s.snap.Next); err != nil {
+				return 0, false, err
+			}
+		}
+	}
+	bytes, exact = ly.segs[0].start[k], true
+	for i := 1; i < len(ly.segs); i++ {
+		p, s := ly.segs[i-1], ly.segs[i]
+		bytes += max(s.start[k]-p.start[k]-p.length[k], 0)
+		if p.next < p.snap.Next {
+			exact = false
+		}
+	}
+	return bytes, exact, nil
+}
+
 // gaplessIn reports whether stream k has no gap in positions [from, to):
 // the first segment's range starts at or before from, and no segment's
 // content ends inside the range before the next one's range starts (a
@@ -404,47 +452,72 @@ func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
 	}
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
-	s := ly.tail(first, int64(len(m.sums)))
-	if s == nil {
-		return
-	}
-	// The offset's and timestamp's share of a JSON length changes only
-	// where the offset gains a digit, rarely inside one append: the
-	// records between are added as one run.
 	n := len(m.sums)
-	s.batchCkpt(first, m.sums[n-1].plain >= ckptEvery)
-	for from := 0; from < n; {
-		at := jsonl.LenAt(0, first+int64(from), now)
-		to := from + sort.Search(n-from, func(d int) bool { return jsonl.LenAt(0, first+int64(from+d), now) != at })
-		s.addRun(first, m.sums, from, to, at+1)
-		from = to
+	var prev *segInfo
+	for _, s := range ly.landed(first, int64(n)) {
+		if s.start[0] < 0 { // a segment the append began: right after prev
+			for k := range s.start {
+				s.start[k] = prev.start[k] + prev.length[k]
+			}
+		}
+		prev = s
+		from, to := int(max(s.base-first, 0)), int(min(s.snap.Next-first, int64(n)))
+		if from >= to {
+			continue
+		}
+		s.batchCkpt(first+int64(from), m.sums[to-1].plain-m.sumBefore(from).plain >= ckptEvery)
+		// The offset's and timestamp's share of a JSON length changes
+		// only where the offset gains a digit, rarely inside one
+		// append: the records between are added as one run.
+		for from < to {
+			at := jsonl.LenAt(0, first+int64(from), now)
+			k := from + sort.Search(to-from, func(d int) bool { return jsonl.LenAt(0, first+int64(from+d), now) != at })
+			s.addRun(first, m.sums, from, k, at+1)
+			from = k
+		}
 	}
 	ly.dirty = true
 }
 
-// tail returns the bookkeeping of the active segment if n records appended
-// at offset first surely landed right after what it accounts for, else
-// nil. When the log rolled to a new segment right before them, the
-// bookkeeping follows it there. REQUIRES: mu held.
-func (ly *layout) tail(first, n int64) *segInfo {
+// landed returns the bookkeeping of the segments that n records appended
+// at offset first landed in, when they surely landed right after what it
+// accounts for, else nil. Segments the append began (a roll, or the
+// windows of a cluster it filled) are placed right after their
+// predecessors, so what this mount writes is laid out densely: an append
+// that spans segments is accounted for only when nothing else landed
+// after it (the log ends right after it) and the segment it began in
+// kept its ID. REQUIRES: mu held.
+func (ly *layout) landed(first, n int64) []*segInfo {
 	if len(ly.segs) == 0 || ly.segs[len(ly.segs)-1].next != first {
 		return nil
 	}
-	snap, release := ly.log.Segments()
-	last := snap[len(snap)-1]
-	release()
-	if last.Base == first && last.Base != ly.segs[len(ly.segs)-1].base {
-		release, err := ly.sync()
-		release()
-		if err != nil {
-			ly.lg.WithError(err).Warn("following a roll")
-			return nil
-		}
-		last = ly.segs[len(ly.segs)-1].snap
-	}
 	s := ly.segs[len(ly.segs)-1]
-	if last.Base != s.base || last.ID != s.id || last.Next < first+n || s.next != first {
+	snap, release := ly.log.Segments()
+	defer release()
+	k := sort.Search(len(snap), func(i int) bool { return snap[i].Base >= s.base })
+	if k == len(snap) || snap[k].Base != s.base || snap[k].ID != s.id {
 		return nil
 	}
-	return s
+	last := snap[len(snap)-1]
+	if last.Next < first+n || (k < len(snap)-1 && last.Next != first+n) {
+		return nil
+	}
+	for i := k + 1; i < len(snap); i++ {
+		if snap[i].Base != snap[i-1].Next {
+			return nil // not one run of offsets
+		}
+	}
+	s.snap = snap[k]
+	out := []*segInfo{s}
+	for _, sg := range snap[k+1:] {
+		inf := &segInfo{base: sg.Base, id: sg.ID, stamp: sg.Stamp, snap: sg, start: [2]int64{-1, -1}}
+		inf.resetContent()
+		out = append(out, inf)
+	}
+	// noteAppend places the new segments after their predecessors once
+	// it accounted for those; the next sync merges them with its
+	// snapshot as segments it knows.
+	ly.segs = append(ly.segs, out[1:]...)
+	ly.last = nil
+	return out
 }

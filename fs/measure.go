@@ -164,6 +164,14 @@ func (m *measurement) note(r *record.Record) {
 	}
 }
 
+// sumBefore is the running total of the records before record i.
+func (m *measurement) sumBefore(i int) recLen {
+	if i == 0 {
+		return recLen{}
+	}
+	return m.sums[i-1]
+}
+
 // wait waits for the measuring to end; an error means the figures are
 // incomplete.
 func (m *measurement) wait() error {

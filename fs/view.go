@@ -9,6 +9,8 @@ import (
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
+
+	"github.com/partfs/partfs/partlog"
 )
 
 // viewNode is a rendered stream: `log`/`log.jsonl` (writable, from
@@ -171,6 +173,11 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 	var size, limit int64
 	if flags&syscall.O_ACCMODE != syscall.O_WRONLY {
 		var err error
+		if r, ok := n.p.log.(partlog.Refresher); ok && n.writable {
+			if err := r.Refresh(); err != nil {
+				return nil, 0, fail(n.lg, "open", err)
+			}
+		}
 		if size, limit, err = n.openSize(); err != nil {
 			return nil, 0, fail(n.lg, "open", err)
 		}

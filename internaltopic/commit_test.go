@@ -15,6 +15,10 @@ func TestGroupPartition(t *testing.T) {
 		{"", 50, 0}, {"a", 50, 97 % 50}, {"ab", 50, 3105 % 50}, {"polygenelubricants", 50, 0},
 		// "𝄞" is U+1D11E: surrogates 0xD834 0xDD1E: 55348*31+56606 = 1772394
 		{"𝄞", 50, 1772394 % 50},
+		// where a Kafka broker put four groups of kafka-console-consumer in its
+		// 50 partitions (a data directory published on GitHub)
+		{"console-consumer-14897", 50, 0}, {"console-consumer-2399", 50, 2},
+		{"console-consumer-89616", 50, 31}, {"console-consumer-76901", 50, 34},
 		// "Aa" and "BB" collide in Java (2112)
 		{"Aa", 7, 2112 % 7}, {"BB", 7, 2112 % 7},
 	} {

@@ -26,10 +26,11 @@
 // offsets [k*WindowOffsets, (k+1)*WindowOffsets) that are at or above the
 // log start offset. Each window has a slot on a fixed lattice,
 // Base*SlotBytesPerOffset bytes into every rendering (partlog.Segment.Slot):
-// fs places a window right after its predecessor when that one has been
-// rendered whole, and at its slot otherwise, so placing any window (and so
-// st_size, `tail`, `dd skip=`, `@offset/N`) reads at most one window of
-// records, whatever the partition's length. The space between a window's
+// fs places a window right after its predecessor, which it reads when it
+// has not rendered it whole, up to a bounded number of windows per
+// placement, and at its slot past those, so placing any window (and so
+// st_size, `tail`, `dd skip=`, `@offset/N`) reads a bounded number of
+// windows of records, whatever the partition's length. The space between a window's
 // rendered end and the next window's start is a gap, as compaction leaves
 // in a local log. fs keeps where it placed each window in sidecars, which
 // this package stores in the cache directory (one file per partition and

@@ -58,6 +58,7 @@ type Log struct {
 var (
 	_ partlog.Log            = (*Log)(nil)
 	_ partlog.RewritesUnseen = (*Log)(nil)
+	_ partlog.Refresher      = (*Log)(nil)
 )
 
 func newLog(s *Store, topic string, n int32) *Log {
@@ -101,6 +102,24 @@ func (l *Log) offsets() (int64, int64) {
 	if fresh {
 		return start, end
 	}
+	start, end, err := l.ask()
+	if err != nil {
+		l.s.opt.Logger.WithError(err).Debug("offsets not refreshed")
+	}
+	return start, end
+}
+
+// Refresh asks the cluster for the log start and end offsets now, so
+// that what follows sees every append acknowledged before the call
+// (partlog.Refresher).
+func (l *Log) Refresh() error {
+	_, _, err := l.ask()
+	return err
+}
+
+// ask asks the cluster for the log start and end offsets; when it does
+// not answer, the last known ones stand, with the error.
+func (l *Log) ask() (int64, int64, error) {
 	var ns, ne int64
 	err := l.s.call(l.where(""), "list offsets", func(ctx context.Context) error {
 		var err error
@@ -109,17 +128,16 @@ func (l *Log) offsets() (int64, int64) {
 		}
 		return err
 	})
-	if err != nil {
-		l.s.opt.Logger.WithError(err).Debug("offsets not refreshed")
-		return start, end
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err != nil {
+		return l.start, l.end, err
+	}
 	if ns != l.start || ne != l.end {
 		l.announce()
 	}
 	l.start, l.end, l.at = ns, max(ne, ns), time.Now()
-	return l.start, l.end
+	return l.start, l.end, nil
 }
 
 // stale makes the next offsets call ask the cluster.
@@ -270,7 +288,7 @@ func (l *Log) bump(from, to int64) {
 func (l *Log) Stats() partlog.Stats {
 	segs, _ := l.Segments()
 	start, end := l.offsets()
-	st := partlog.Stats{LogStartOffset: start, LogEndOffset: end, Segments: len(segs),
+	st := partlog.Stats{LogStartOffset: start, LogEndOffset: end, Segments: -1,
 		FirstTimestampMs: -1, MaxTimestampMs: -1, RecoveryPoint: end, CleanerCheckpoint: -1, SizeBytes: l.size()}
 	var exact bool
 	st.Records, exact = l.count(segs)

@@ -235,7 +235,9 @@ type Stats struct {
 	Records        int64 // records a reader of log.jsonl sees now
 	// RecordsBound: Records is only an upper bound (the offsets between
 	// start and end), for a backend that has not counted them all yet.
-	RecordsBound      bool
+	RecordsBound bool
+	// Segments: the segment count, -1 where the backend cannot tell (a
+	// cluster: its offset windows are not the brokers' segments)
 	Segments          int
 	SizeBytes         int64
 	FirstTimestampMs  int64
@@ -256,6 +258,16 @@ type Stats struct {
 // records close up inside its range.
 type RewritesUnseen interface {
 	UnseenRewrites() bool
+}
+
+// Refresher is a Log that uses its start and end offsets for a while
+// before it asks for them again (a cluster's). Refresh asks for them now:
+// Segments, StartOffset and EndOffset called after it returns show every
+// append acknowledged before it was called. fs calls it when `log` or
+// `log.jsonl` is opened for reading, whose end is the log end as of the
+// open (SPEC §3).
+type Refresher interface {
+	Refresh() error
 }
 
 // GroupStore is a Store whose consumer groups are kept by someone else

@@ -15,9 +15,16 @@ import (
 	"github.com/partfs/partfs/kafkalog"
 )
 
-// slotOf is where window w of a partition is placed on a mount that
-// found it written by another client (kafkalog's lattice).
-func slotOf(w int) int64 { return int64(w) * kafkalog.WindowOffsets * kafkalog.SlotBytesPerOffset }
+// denseStarts is where a mount that finds the windows of texts unread
+// places them: each right after the one before (it reads up to 16
+// windows to place the next ones).
+func denseStarts(texts map[int]string) []int64 {
+	starts := make([]int64, len(texts))
+	for w := 1; w < len(texts); w++ {
+		starts[w] = starts[w-1] + int64(len(texts[w-1]))
+	}
+	return starts
+}
 
 // windowTexts renders what kcat reads of partition 0 of topic as `log`
 // renders it, window by window, and the set of values.
@@ -62,10 +69,10 @@ func readAt(t *testing.T, file string, pos int64, n int) string {
 }
 
 // checkWindows asserts that each window's range starts with its records
-// as the cluster has them now, at its slot and at positions inside it,
+// as the cluster has them now, at its start and at positions inside it,
 // that st_size ends the last window's rendering, and that cat reads
 // exactly the cluster's records.
-func checkWindows(t *testing.T, d *daemon, addr string, when string) map[int]string {
+func checkWindows(t *testing.T, d *daemon, addr string, when string, starts []int64) map[int]string {
 	t.Helper()
 	texts, _ := windowTexts(t, addr, "c")
 	file := d.path("c", "0", "log")
@@ -74,14 +81,14 @@ func checkWindows(t *testing.T, d *daemon, addr string, when string) map[int]str
 		text := texts[w]
 		last, all = w, all+text
 		for _, x := range []int{0, len(text) / 3, len(text) / 2, len(text) - 200} {
-			if got := readAt(t, file, slotOf(w)+int64(x), 200); got != text[x:x+200] {
+			if got := readAt(t, file, starts[w]+int64(x), 200); got != text[x:x+200] {
 				t.Fatalf("%s: window %d, %d bytes into its range: %.40q, want %.40q", when, w, x, got, text[x:x+200])
 			}
 		}
 	}
 	st, err := os.Stat(file)
-	if want := slotOf(last) + int64(len(texts[last])); err != nil || st.Size() != want {
-		t.Fatalf("%s: st_size %d, want %d (the last window's slot plus its rendering) %v", when, st.Size(), want, err)
+	if want := starts[last] + int64(len(texts[last])); err != nil || st.Size() != want {
+		t.Fatalf("%s: st_size %d, want %d (the last window's start plus its rendering) %v", when, st.Size(), want, err)
 	}
 	if got := d.sh("cat c/0/log"); got != all {
 		t.Fatalf("%s: cat log reads %d bytes, the cluster's records render to %d", when, len(got), len(all))
@@ -123,7 +130,9 @@ func TestKafkaRewriteReRendersWindow(t *testing.T) {
 	var in strings.Builder
 	cache := t.TempDir()
 	d := kafkaMount(t, addr, cache)
-	before := checkWindows(t, d, addr, "first mount")
+	first, _ := windowTexts(t, addr, "c")
+	starts := denseStarts(first)
+	before := checkWindows(t, d, addr, "first mount", starts)
 	if len(before) != 4 {
 		t.Fatalf("%d windows, want 4", len(before))
 	}
@@ -132,7 +141,7 @@ func TestKafkaRewriteReRendersWindow(t *testing.T) {
 	c.Compact()
 	deleteRecords(t, addr, "c", 1000)
 	d = kafkaMount(t, addr, cache)
-	after := checkWindows(t, d, addr, "after compaction and DeleteRecords while unmounted")
+	after := checkWindows(t, d, addr, "after compaction and DeleteRecords while unmounted", starts)
 	if after[2] != before[2] || len(after[1]) >= len(before[1]) || len(after[0]) >= len(before[0]) {
 		t.Fatalf("windows rendered %d %d %d bytes, before %d %d %d: the cluster did not rewrite windows 0 and 1 only",
 			len(after[0]), len(after[1]), len(after[2]), len(before[0]), len(before[1]), len(before[2]))
@@ -156,7 +165,7 @@ func TestKafkaRewriteReRendersWindow(t *testing.T) {
 	// of a window that comes after that.
 	time.Sleep(1100 * time.Millisecond)
 	d.sh("cat c/0/log > /dev/null")
-	now := checkWindows(t, d, addr, "after compaction while mounted")
+	now := checkWindows(t, d, addr, "after compaction while mounted", starts)
 	if len(now[2]) >= len(after[2]) || now[0] != after[0] {
 		t.Fatalf("window 2 renders %d bytes, %d before compaction; window 0 changed: %v", len(now[2]), len(after[2]), now[0] != after[0])
 	}
@@ -242,15 +251,15 @@ func TestKafkaReadCommitted(t *testing.T) {
 	d.stop()
 }
 
-// atSlots is what a read of n bytes at position pos of `log` returns when
-// each window w's rendering texts[w] lies at its slot: the rest of the
+// atStarts is what a read of n bytes at position pos of `log` returns when
+// each window w's rendering texts[w] lies at starts[w]: the rest of the
 // window's rendering from pos (from the next window's start in a gap),
 // then the windows after it.
-func atSlots(texts map[int]string, pos int64, n int) string {
+func atStarts(texts map[int]string, starts []int64, pos int64, n int) string {
 	out := ""
 	for w := 0; w < len(texts) && len(out) < n; w++ {
-		if end := slotOf(w) + int64(len(texts[w])); end > pos {
-			out += texts[w][max(pos-slotOf(w), 0):]
+		if end := starts[w] + int64(len(texts[w])); end > pos {
+			out += texts[w][max(pos-starts[w], 0):]
 		}
 	}
 	return out[:min(n, len(out))]
@@ -276,7 +285,9 @@ func TestKafkaRewriteSeenBySeekingRead(t *testing.T) {
 	// own, is that last batch, in window 1.
 	kcat(t, addr, "u6000:06000 last\n", "-P", "-t", "c", "-p", "0", "-K", ":")
 	d := kafkaMount(t, addr, "")
-	before := checkWindows(t, d, addr, "before compaction")
+	first, _ := windowTexts(t, addr, "c")
+	starts := denseStarts(first)
+	before := checkWindows(t, d, addr, "before compaction", starts)
 	c.Compact()
 	time.Sleep(1100 * time.Millisecond) // past kafkalog's restCache
 	texts, _ := windowTexts(t, addr, "c")
@@ -285,11 +296,11 @@ func TestKafkaRewriteSeenBySeekingRead(t *testing.T) {
 	}
 	file := d.path("c", "0", "log")
 	for _, x := range []int{len(before[0]) * 2 / 3, len(texts[0]) / 2, len(before[0]) / 3} {
-		pos := slotOf(0) + int64(x)
-		if got, want := readAt(t, file, pos, 200), atSlots(texts, pos, 200); got != want {
+		pos := starts[0] + int64(x)
+		if got, want := readAt(t, file, pos, 200), atStarts(texts, starts, pos, 200); got != want {
 			t.Fatalf("pread at %d after compaction: %.60q, want %.60q", pos, got, want)
 		}
 	}
-	checkWindows(t, d, addr, "after compaction and seeking reads")
+	checkWindows(t, d, addr, "after compaction and seeking reads", starts)
 	d.stop()
 }

@@ -1,0 +1,114 @@
+package systest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/partfs/partfs/internal/testutil"
+)
+
+// copiesExactly checks that st_size of dir/log is its content's length
+// plus the gap bytes stat reports, and that tar and rsync -a copy it
+// byte-exactly (exit 0, same bytes as want).
+func copiesExactly(t *testing.T, d *daemon, dir, want, when string) {
+	t.Helper()
+	st, err := os.Stat(d.path(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > 2*int64(len(want)) {
+		t.Fatalf("%s: st_size %d for %d bytes of records", when, st.Size(), len(want))
+	}
+	if gap := statField(t, d, dir, "gap_bytes"); st.Size() != int64(len(want))+gap {
+		t.Fatalf("%s: st_size %d, content %d, gap_bytes %d", when, st.Size(), len(want), gap)
+	}
+	out := t.TempDir()
+	tarball := filepath.Join(out, "p.tar")
+	for _, cmd := range []string{
+		"tar -cf " + tarball + " " + dir + "/log && tar -xf " + tarball + " -C " + out + "/tar",
+		"rsync -a " + dir + "/log " + out + "/rsync/",
+	} {
+		_ = os.MkdirAll(filepath.Join(out, "tar"), 0o755)
+		c := exec.Command("bash", "-c", cmd)
+		c.Dir = d.mnt
+		if b, err := c.CombinedOutput(); err != nil || len(b) > 0 {
+			t.Fatalf("%s: %s: %v\n%s", when, cmd, err, b)
+		}
+	}
+	for _, copied := range []string{filepath.Join(out, "tar", dir, "log"), filepath.Join(out, "rsync", "log")} {
+		b, err := os.ReadFile(copied)
+		if err != nil || string(b) != want {
+			t.Fatalf("%s: %s holds %d bytes, want the %d of the records (%v)", when, copied, len(b), len(want), err)
+		}
+	}
+}
+
+// TestKafkaDenseLayout: records written through the mount (20,000 lines
+// in one go, spanning 5 windows) and records another client produced
+// that the mount then read are laid out densely: st_size is what a read
+// returns, tar and rsync -a copy the file byte-exactly, and so after a
+// remount with the same cache directory. Only a partition found longer
+// than the mount places by reading keeps gaps, and stat counts them.
+func TestKafkaDenseLayout(t *testing.T) {
+	testutil.Kcat(t)
+	if _, err := exec.LookPath("rsync"); err != nil {
+		t.Skip("rsync not installed")
+	}
+	_, addr := kafkaCluster(t)
+	cache := t.TempDir()
+	d := kafkaMount(t, addr, cache)
+	d.sh("mkdir t && seq 1 20000 >> t/0/log")
+	want := d.sh("seq 1 20000")
+	copiesExactly(t, d, "t/0", want, "written through the mount")
+	if got := statField(t, d, "t/0", "segments"); got != -1 {
+		t.Fatalf("stat segments: %d, want -1 (a cluster's windows are not segments)", got)
+	}
+	// another client's records, 3 windows more, read by the mount
+	more := d.sh("seq 20001 32000")
+	kcat(t, addr, more, "-P", "-t", "t", "-p", "0")
+	want += more
+	copiesExactly(t, d, "t/0", want, "produced by kcat")
+	d.stop()
+	d = kafkaMount(t, addr, cache)
+	copiesExactly(t, d, "t/0", want, "after a remount")
+	d.stop()
+
+	// A fresh cache: the first windows are read to place the next ones,
+	// the rest wait at their slots; stat says how many bytes are gaps
+	// (rendering the 14 windows it has not, fewer than it may).
+	kcat(t, addr, d.sh("seq 32001 120000"), "-P", "-t", "t", "-p", "0")
+	d = kafkaMount(t, addr, "")
+	st, err := os.Stat(d.path("t", "0", "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gap := statField(t, d, "t/0", "gap_bytes")
+	content := int64(len(d.sh("seq 1 120000")))
+	if gap <= 0 || st.Size()-gap != content || st.Size() <= 2*content {
+		t.Fatalf("fresh mount of 30 windows: st_size %d, gap_bytes %d, content %d", st.Size(), gap, content)
+	}
+	d.stop()
+}
+
+// TestKafkaOpenSeesAcknowledged: a file opened right after kcat's
+// produce was acknowledged shows that record, 20 times out of 20.
+func TestKafkaOpenSeesAcknowledged(t *testing.T) {
+	_, addr, d := kcatMount(t)
+	d.sh("mkdir t && echo first >> t/0/log && cat t/0/log >/dev/null")
+	misses := 0
+	for i := 0; i < 20; i++ {
+		rec := fmt.Sprintf("record %d", i)
+		kcat(t, addr, rec+"\n", "-P", "-t", "t", "-p", "0")
+		if got := d.sh("tail -n 1 t/0/log"); got != rec+"\n" {
+			misses++
+			t.Logf("try %d: tail -n 1 shows %q", i, got)
+		}
+	}
+	if misses > 0 {
+		t.Fatalf("%d of 20 opens right after an acknowledged produce missed it", misses)
+	}
+	d.stop()
+}
