@@ -108,7 +108,7 @@ func (n *viewNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.At
 	return 0
 }
 
-// ioBlock is the st_blksize of rendered views: tools such as cat size
+// ioBlock is the st_blksize of log and log.jsonl: tools such as cat size
 // their reads and writes by it, so one FUSE request carries up to
 // max_read/max_write (1 MiB) instead of 128 KiB (8x fewer round trips,
 // batches of up to 1 MiB).
@@ -124,6 +124,11 @@ func (n *viewNode) fillAttr(out *fuse.AttrOut, size int64) {
 	out.Size = uint64(size)
 	out.Nlink = 1
 	out.Blksize = ioBlock
+	if !n.writable {
+		// What the lookup rendered: a reader that sizes its buffer by
+		// st_blksize (stdio, Python) reads its first line from it.
+		out.Blksize = firstRender
+	}
 	t := n.p.fsys.start
 	if snap, release := n.p.log.Segments(); len(snap) > 0 {
 		if ts := snap[len(snap)-1].MaxTimestamp; ts > 0 {

@@ -1,6 +1,7 @@
 package logstore
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // logCheckpoints are one partition's entries in the root checkpoint files.
@@ -109,11 +111,43 @@ func (st *Store) writeCheckpoints() error {
 		l.mu.Unlock()
 	}
 	return errors.Join(
-		checkpoint.WriteOffsets(st.fs, st.path(kafkaname.RecoveryPointFile), rp),
-		checkpoint.WriteOffsets(st.fs, st.path(kafkaname.LogStartOffsetFile), ls),
-		checkpoint.WriteOffsets(st.fs, st.path(kafkaname.ReplicationFile), hw),
-		checkpoint.WriteOffsets(st.fs, st.path(kafkaname.CleanerOffsetFile), cl),
+		st.writeOffsets(kafkaname.RecoveryPointFile, rp),
+		st.writeOffsets(kafkaname.LogStartOffsetFile, ls),
+		st.writeOffsets(kafkaname.ReplicationFile, hw),
+		st.writeOffsets(kafkaname.CleanerOffsetFile, cl),
 	)
+}
+
+// writeOffsets writes one root checkpoint file unless it holds these
+// entries already (as last written, or as found on disk the first time).
+// REQUIRES: cpMu held.
+func (st *Store) writeOffsets(name string, m map[checkpoint.TopicPartition]int64) error {
+	data := checkpoint.FormatOffsets(m)
+	path := st.path(name)
+	saved, ok := st.cpSaved[name]
+	if !ok {
+		saved, _ = readFile(st.fs, path)
+	}
+	if saved != nil && bytes.Equal(saved, data) {
+		st.cpSaved[name] = saved
+		return nil
+	}
+	delete(st.cpSaved, name)
+	if err := checkpoint.WriteOffsets(st.fs, path, m); err != nil {
+		return err
+	}
+	st.cpSaved[name] = data
+	return nil
+}
+
+// readFile reads the whole file at path (nil when it cannot).
+func readFile(fs vfs.FS, path string) ([]byte, error) {
+	f, err := fs.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(f)
 }
 
 // ensureMetaProperties writes a KRaft-style meta.properties when missing.

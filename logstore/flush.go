@@ -12,7 +12,8 @@ import (
 // The recovery point then advances to the log end offset seen at the start.
 // A failed fsync makes the log refuse appends (sticky error); a log that
 // refuses appends (or whose active segment changed under it) still syncs
-// but reports that error.
+// but reports that error. With nothing appended past the recovery point
+// there is nothing to sync.
 func (l *Log) Sync() error {
 	if l.readOnly {
 		return nil
@@ -24,6 +25,11 @@ func (l *Log) Sync() error {
 		l.refuseChanged() // what was acknowledged before is still synced
 	}
 	end := l.endLocked()
+	if end <= l.recoveryPoint && l.unflushed == 0 {
+		err := l.werr // everything below the recovery point is durable already
+		l.mu.Unlock()
+		return err
+	}
 	held := append([]*segment(nil), l.segs[l.floorSegment(l.recoveryPoint):]...)
 	for _, s := range held {
 		s.acquire()

@@ -50,6 +50,7 @@ func (l *Log) openIndexes(s *segment, active, create bool) error {
 	}
 	s.ixmu.Lock()
 	s.oidx, s.tidx = ox, tx
+	s.expanded = maxBytes > 0
 	s.ixmu.Unlock()
 	return nil
 }
@@ -106,6 +107,7 @@ func (s *segment) seal() error {
 			return fmt.Errorf("final time index entry of %s: %w", s.path, err)
 		}
 	}
+	s.expanded = false
 	return errors.Join(s.oidx.TrimToValidSize(), s.tidx.TrimToValidSize())
 }
 
@@ -113,13 +115,16 @@ func (s *segment) seal() error {
 // segment.index.bytes but never below the entries they hold plus the time
 // index's slot for the entry the next roll or close writes (a segment
 // written under a larger segment.index.bytes then rolls at its next
-// append).
+// append). A clean open leaves the active segment's indexes as they are on
+// disk; the first append expands them (shouldRoll), so a partition that
+// is not written to is neither resized nor trimmed.
 func (l *Log) expandIndexes(s *segment) error {
 	if l.readOnly {
 		return nil
 	}
 	s.ixmu.Lock()
 	defer s.ixmu.Unlock()
+	s.expanded = true
 	return errors.Join(s.oidx.Resize(max(l.cfg.SegmentIndexBytes, s.oidx.Entries()*8)),
 		s.tidx.Resize(max(l.cfg.SegmentIndexBytes, (s.tidx.Entries()+1)*12)))
 }

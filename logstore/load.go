@@ -50,21 +50,84 @@ func (st *Store) loadAll() error {
 			st.logger.WithError(brokerErr).Error("cannot read the topic configurations of the metadata log: no topic opened, nothing deleted")
 		}
 	}
+	loads := make([]topicLoad, 0, len(parts))
 	for name, ns := range parts {
-		st.loadTopic(name, ns, broker[name], brokerErr, cps)
+		loads = append(loads, topicLoad{name, ns, broker[name], brokerErr})
 	}
+	st.loadTopics(loads, cps)
 	return nil
 }
 
-// loadTopic opens the partitions ns of topic name. A stored setting it
-// cannot use never changes what is kept: an unknown key is kept and
-// reported; a bad value, a damaged entry or an unreadable file leaves the
-// whole topic unopened (its files answer EIO). A partition that fails to load is reported and left unopened while
-// the others open. Unopened partitions keep their checkpoint entries.
-// broker holds the topic's configuration from a KRaft metadata log, under
-// overrides; brokerErr says the metadata log could not be read (the topic
-// is then not opened).
+// topicLoad is what loadTopics is given for one topic.
+type topicLoad struct {
+	name      string
+	ns        []int
+	broker    map[string]string
+	brokerErr error
+}
+
+// loadTopic opens the partitions ns of topic name (loadTopics).
 func (st *Store) loadTopic(name string, ns []int, broker map[string]string, brokerErr error, cps rootCheckpoints) *topic {
+	return st.loadTopics([]topicLoad{{name, ns, broker, brokerErr}}, cps)[0]
+}
+
+// loadTopics opens the partitions of every topic given, spread over
+// several goroutines. A stored setting it cannot use never changes what
+// is kept: an unknown key is kept and reported; a bad value, a damaged
+// entry or an unreadable file leaves the whole topic unopened (its files
+// answer EIO). A partition that fails to load is reported and left
+// unopened while the others open. Unopened partitions keep their
+// checkpoint entries. A topic's broker settings come from a KRaft
+// metadata log, under its overrides; brokerErr says the metadata log
+// could not be read (the topic is then not opened).
+func (st *Store) loadTopics(loads []topicLoad, cps rootCheckpoints) []*topic {
+	type job struct {
+		t   *topic
+		n   int
+		cfg config.Topic
+		err error // the topic's configuration error: the partition is not opened
+	}
+	var jobs []job
+	topics := make([]*topic, len(loads))
+	for i, tl := range loads {
+		t, cfg, cfgErr := st.newTopic(tl)
+		topics[i] = t
+		for _, n := range tl.ns {
+			jobs = append(jobs, job{t, n, cfg, cfgErr})
+		}
+	}
+	errs := eachPartition(len(jobs), st.opt.Progress, "opening partitions", func(i int) error {
+		j := jobs[i]
+		if j.err != nil {
+			return j.err
+		}
+		dir := st.path(kafkaname.PartitionDir(j.t.name, j.n))
+		l, err := st.loadLog(j.t.name, j.n, dir, j.cfg, cps.forLog(j.t.name, j.n))
+		j.t.logs[j.n] = l // each job has its own slot
+		if err != nil {
+			st.logger.WithError(err).WithField("topic", j.t.name).WithField("path", dir).Error("partition not opened")
+		}
+		return err
+	})
+	for i, j := range jobs {
+		if errs[i] != nil {
+			j.t.unopened[j.n] = fmt.Errorf("%s not opened: %w: %v", st.path(kafkaname.PartitionDir(j.t.name, j.n)), partlog.ErrCorrupt, errs[i])
+			st.keepCheckpoints(j.t.name, j.n, cps)
+		}
+	}
+	st.mu.Lock()
+	for _, t := range topics {
+		st.topics[t.name] = t
+	}
+	st.mu.Unlock()
+	return topics
+}
+
+// newTopic makes a topic's value from what is stored (its id read from
+// the first partition that has one) and returns its configuration, or the
+// error that keeps its partitions unopened.
+func (st *Store) newTopic(tl topicLoad) (*topic, config.Topic, error) {
+	name, ns, broker := tl.name, tl.ns, tl.broker
 	overrides := st.stored.overrides[name]
 	if overrides == nil {
 		overrides = map[string]string{}
@@ -83,8 +146,8 @@ func (st *Store) loadTopic(name string, ns []int, broker map[string]string, brok
 	if cfgErr != nil {
 		lg.WithError(cfgErr).Error("stored topic configuration has a bad value: topic not opened, nothing deleted")
 	}
-	if brokerErr != nil {
-		cfgErr = brokerErr
+	if tl.brokerErr != nil {
+		cfgErr = tl.brokerErr
 	}
 	if err := st.stored.unusable(name); err != nil {
 		if st.stored.damaged == nil {
@@ -93,26 +156,12 @@ func (st *Store) loadTopic(name string, ns []int, broker map[string]string, brok
 		cfgErr = err
 	}
 	for _, n := range ns {
-		dir := st.path(kafkaname.PartitionDir(name, n))
-		if checkpoint.UUID(t.id).IsZero() {
-			t.id, _ = st.readTopicID(dir) // the first partition that has one
+		if !checkpoint.UUID(t.id).IsZero() {
+			break
 		}
-		err := cfgErr
-		if err == nil {
-			t.logs[n], err = st.loadLog(name, n, dir, cfg, cps.forLog(name, n))
-			if err != nil {
-				lg.WithError(err).WithField("path", dir).Error("partition not opened")
-			}
-		}
-		if err != nil {
-			t.unopened[n] = fmt.Errorf("%s not opened: %w: %v", dir, partlog.ErrCorrupt, err)
-			st.keepCheckpoints(name, n, cps)
-		}
+		t.id, _ = st.readTopicID(st.path(kafkaname.PartitionDir(name, n)))
 	}
-	st.mu.Lock()
-	st.topics[name] = t
-	st.mu.Unlock()
-	return t
+	return t, cfg, cfgErr
 }
 
 // newLog builds an empty Log value for dir.
@@ -156,12 +205,17 @@ func (l *Log) loadSegments(cp logCheckpoints, clean bool) error {
 	if !cp.hasRecoveryPoint {
 		rp = 0
 	}
+	side, found := l.readSegmentsSidecar()
+	if side.logStart >= 0 && cp.logStart > side.logStart {
+		l.logger.WithField("checkpoint", cp.logStart).WithField("sidecar", side.logStart).WithField("file", kafkaname.LogStartOffsetFile).
+			Warn("log start offset checkpoint above the one recorded at the last clean close: the lower is used, nothing below it deleted")
+		cp.logStart = side.logStart
+	}
 	if len(l.segs) > 0 && clean {
-		side, found := l.readSegmentsSidecar()
 		if !found {
 			l.store.noSidecar.Add(1)
 		}
-		if err := l.loadClean(side); err != nil {
+		if err := l.loadClean(side.segs); err != nil {
 			return err
 		}
 	} else if len(l.segs) > 0 {
@@ -187,13 +241,17 @@ func (l *Log) loadSegments(cp logCheckpoints, clean bool) error {
 			return err
 		}
 		l.addSegment(s)
-	} else if err := l.expandIndexes(l.active()); err != nil {
-		return err
+	} else if !clean {
+		if err := l.expandIndexes(l.active()); err != nil {
+			return err
+		}
 	}
 	l.startOffset = max(cp.logStart, l.segs[0].base)
 	l.cleanerCheckpoint = cp.cleaner
+	// Recovery fsyncs what it re-validated: only a read-only store, which
+	// syncs nothing, keeps the stored recovery point after an unclean open.
 	l.recoveryPoint = l.endLocked()
-	if !clean {
+	if !clean && l.readOnly {
 		l.recoveryPoint = min(max(rp, l.startOffset), l.endLocked())
 	}
 	return nil
@@ -332,7 +390,11 @@ func (l *Log) close() error {
 	defer l.mu.Unlock()
 	var errs []error
 	if !l.readOnly && l.werr == nil && len(l.segs) > 0 {
-		errs = append(errs, l.active().seal(), l.active().releaseAlloc(), l.active().syncFiles())
+		// An active segment not written since a clean open is as it
+		// was: nothing to trim, release or sync.
+		if a := l.active(); a.expanded || a.allocEnd > a.size {
+			errs = append(errs, a.seal(), a.releaseAlloc(), a.syncFiles())
+		}
 	}
 	for _, s := range l.segs {
 		errs = append(errs, s.closeFiles())

@@ -33,6 +33,7 @@ type Log struct {
 	byID              map[uint64]*segment // live segments and segments held by snapshots
 	startOffset       int64
 	recoveryPoint     int64
+	sidecarSaved      []byte // logstore-segments.partfs as read at open or last written
 	cleanerCheckpoint int64
 	// werr is the sticky error: set when a failed append could not be rolled
 	// back or an fsync failed; the log refuses appends until reopened.

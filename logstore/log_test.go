@@ -54,8 +54,14 @@ func TestAppendReadReopen(t *testing.T) {
 	if s := l.Stats(); s.Records != 5 {
 		t.Fatalf("records after clean reopen: %d", s.Records)
 	}
+	if n := fileSize(t, fs, "/data/t-0/00000000000000000000.index"); n != 0 {
+		t.Fatalf("a clean open resized the active index: %d bytes", n)
+	}
+	if _, err := l.Append(recs(1, "c", 0)); err != nil {
+		t.Fatal(err)
+	}
 	if n := fileSize(t, fs, "/data/t-0/00000000000000000000.index"); n != 10*1024*1024 {
-		t.Fatalf("active index not preallocated: %d", n)
+		t.Fatalf("active index not preallocated at the first append: %d", n)
 	}
 	st.Close()
 }

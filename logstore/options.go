@@ -2,6 +2,7 @@ package logstore
 
 import (
 	"io"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -29,8 +30,14 @@ type Options struct {
 
 	// OnRecovered, if set, is told of every segment re-validated by an
 	// unclean open: the bytes scanned and the bytes cut from its tail (for
-	// progress and metrics). It runs during Open, on the opening goroutine.
+	// progress and metrics). It runs during Open, one call at a time
+	// (partitions open on several goroutines).
 	OnRecovered func(topic string, partition int, scanned, cut int64)
+
+	// Progress, if set, is where Open and Close report how many
+	// partitions they have opened, synced or closed when that takes more
+	// than a second.
+	Progress io.Writer
 
 	// OnBackgroundError, if set, is told of every failure of background
 	// work (task "flush", "retention", "delete", "rebuild" or "checkpoint";
@@ -56,6 +63,14 @@ func (o *Options) setDefaults(dir string) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if f := o.OnRecovered; f != nil {
+		var mu sync.Mutex
+		o.OnRecovered = func(topic string, partition int, scanned, cut int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			f(topic, partition, scanned, cut)
+		}
 	}
 	if o.Logger == nil {
 		l := logrus.New()

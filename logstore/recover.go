@@ -146,6 +146,7 @@ func (l *Log) restartRebuild(s *segment) {
 func (l *Log) resetIndexes(s *segment, maxBytes int) error {
 	s.ixmu.Lock()
 	defer s.ixmu.Unlock()
+	s.expanded = true
 	return errors.Join(s.oidx.Resize(maxBytes), s.tidx.Resize(maxBytes), s.oidx.Reset(), s.tidx.Reset())
 }
 
@@ -231,6 +232,7 @@ func (s *segment) finishIndexes(active bool) error {
 	if active {
 		return err
 	}
+	s.expanded = false
 	return errors.Join(err, s.oidx.TrimToValidSize(), s.tidx.TrimToValidSize())
 }
 

@@ -22,6 +22,12 @@ func (l *Log) shouldRoll(s *segment, h *record.BatchHeader, now time.Time) bool 
 	if s.size > 0 && l.timeWaited(s, h.MaxTimestamp, now) > l.maxSegmentMs()-s.jitter {
 		return true
 	}
+	if !s.expanded {
+		if err := l.expandIndexes(s); err != nil {
+			l.logger.WithError(err).WithField("segment", s.path).Warn("cannot preallocate the active indexes: rolling")
+			return true
+		}
+	}
 	s.ixmu.RLock()
 	full := s.oidx.IsFull() || s.tidx.IsFull()
 	s.ixmu.RUnlock()

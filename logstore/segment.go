@@ -47,6 +47,7 @@ type segment struct {
 	jitter          int64
 	records         int64 // records a reader sees; -1 = not counted yet
 	dirty           bool  // holds appends not yet fsynced
+	expanded        bool  // indexes preallocated for appends: close trims (seals) them
 	allocEnd        int64 // blocks reserved up to here (past size: released at roll and close)
 	noAlloc         bool  // the file cannot reserve blocks
 	dead            bool  // no longer in the live segment list

@@ -41,8 +41,9 @@ type Store struct {
 
 	stop     chan struct{}
 	wg       sync.WaitGroup
-	flushReq chan *Log  // logs that rolled: flush their sealed segments soon
-	cpMu     sync.Mutex // serializes checkpoint writes (they share temp file names)
+	flushReq chan *Log         // logs that rolled: flush their sealed segments soon
+	cpMu     sync.Mutex        // serializes checkpoint writes (they share temp file names)
+	cpSaved  map[string][]byte // root checkpoint files as last written; guarded by cpMu
 	// checkpoint entries of partitions not opened, written back unchanged
 	kept map[checkpoint.TopicPartition]logCheckpoints
 }
@@ -63,7 +64,7 @@ var _ partlog.Store = (*Store)(nil)
 // removes .kafka_cleanshutdown, and loads (or recovers) every partition.
 func Open(dir string, opt Options) (*Store, error) {
 	opt.setDefaults(dir)
-	st := &Store{dir: dir, opt: opt, fs: opt.FS, topics: map[string]*topic{}, stop: make(chan struct{}),
+	st := &Store{dir: dir, opt: opt, fs: opt.FS, topics: map[string]*topic{}, stop: make(chan struct{}), cpSaved: map[string][]byte{},
 		flushReq: make(chan *Log, 64),
 		logger:   opt.Logger.WithField("datadir", dir)}
 	base, err := config.Apply(config.Defaults(), opt.Defaults)
@@ -281,15 +282,12 @@ func (st *Store) Close() error {
 		st.closeLogs()
 		return nil
 	}
-	var errs []error
-	for _, l := range st.Logs() {
-		errs = append(errs, l.Sync())
-	}
+	logs := st.Logs()
+	errs := eachPartition(len(logs), st.opt.Progress, "syncing partitions", func(i int) error { return logs[i].Sync() })
 	errs = append(errs, st.writeCheckpoints())
-	for _, l := range st.Logs() {
-		errs = append(errs, l.writeSegmentsSidecar())
-	}
-	errs = append(errs, st.closeLogs())
+	errs = append(errs, eachPartition(len(logs), st.opt.Progress, "closing partitions", func(i int) error {
+		return errors.Join(logs[i].writeSegmentsSidecar(), logs[i].close())
+	})...)
 	err := errors.Join(errs...)
 	if err == nil {
 		err = checkpoint.WriteCleanShutdown(st.fs, st.path(kafkaname.CleanShutdownFile))
@@ -300,11 +298,8 @@ func (st *Store) Close() error {
 
 // closeLogs closes every partition's segments.
 func (st *Store) closeLogs() error {
-	var errs []error
-	for _, l := range st.Logs() {
-		errs = append(errs, l.close())
-	}
-	return errors.Join(errs...)
+	logs := st.Logs()
+	return errors.Join(eachPartition(len(logs), st.opt.Progress, "closing partitions", func(i int) error { return logs[i].close() })...)
 }
 
 // stored returns the topic's stored settings (storedWith its overrides).

@@ -1,6 +1,7 @@
-// Package progress reports how far a long job (check, compact, recovery) has
-// got: bytes done, rate and ETA, redrawn in place on a terminal and as plain
-// periodic lines otherwise. It owns no job state beyond the counters.
+// Package progress reports how far a long job (check, compact, recovery,
+// opening or closing many partitions) has got: bytes (or items) done, rate
+// and ETA, redrawn in place on a terminal and as plain periodic lines
+// otherwise. It owns no job state beyond the counters.
 package progress
 
 import (
@@ -25,6 +26,9 @@ type Reporter struct {
 	now      func() time.Time
 	terminal bool
 	every    time.Duration
+	unit     string
+	quiet    time.Duration
+	printed  atomic.Bool
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -36,11 +40,17 @@ type Options struct {
 	Now      func() time.Time // clock, time.Now by default
 	Interval time.Duration    // between lines: 200ms on a terminal, 5s otherwise
 	Terminal *bool            // force terminal mode on or off (default: detect w)
+	// Unit, if set, counts items of that name ("partitions") instead of
+	// bytes.
+	Unit string
+	// Quiet: a job that ends within this long prints nothing, not even
+	// Done's line; the first periodic line comes after it at the earliest.
+	Quiet time.Duration
 }
 
 // Start begins reporting a job of total bytes (0 if unknown) to w.
 func Start(w io.Writer, label string, total int64, opt Options) *Reporter {
-	r := &Reporter{w: w, label: label, total: total, now: opt.Now, stop: make(chan struct{})}
+	r := &Reporter{w: w, label: label, total: total, now: opt.Now, stop: make(chan struct{}), unit: opt.Unit, quiet: opt.Quiet}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -93,6 +103,9 @@ func (r *Reporter) Done(summary string) {
 	r.once.Do(func() {
 		close(r.stop)
 		r.wg.Wait()
+		if !r.printed.Load() && r.now().Sub(r.start) < r.quiet {
+			return
+		}
 		line := r.Line()
 		if summary != "" {
 			line += "; " + summary
@@ -114,6 +127,10 @@ func (r *Reporter) loop() {
 		case <-r.stop:
 			return
 		case <-t.C:
+			if r.now().Sub(r.start) < r.quiet {
+				continue
+			}
+			r.printed.Store(true)
 			if r.terminal {
 				fmt.Fprintf(r.w, "\r\033[K%s", r.Line())
 			} else {
@@ -132,14 +149,22 @@ func (r *Reporter) Line() string {
 		rate = float64(done) / s
 	}
 	if r.total <= 0 {
-		return fmt.Sprintf("%s: %s, %s/s, %s elapsed", r.label, Bytes(done), Bytes(int64(rate)), elapsed.Round(time.Second))
+		return fmt.Sprintf("%s: %s, %s/s, %s elapsed", r.label, r.amount(done), r.amount(int64(rate)), elapsed.Round(time.Second))
 	}
 	pct := float64(done) * 100 / float64(r.total)
 	eta := "?"
 	if rate > 0 {
 		eta = time.Duration(float64(r.total-done) / rate * float64(time.Second)).Round(time.Second).String()
 	}
-	return fmt.Sprintf("%s: %s of %s (%.0f%%), %s/s, ETA %s", r.label, Bytes(done), Bytes(r.total), pct, Bytes(int64(rate)), eta)
+	return fmt.Sprintf("%s: %s of %s (%.0f%%), %s/s, ETA %s", r.label, r.amount(done), r.amount(r.total), pct, r.amount(int64(rate)), eta)
+}
+
+// amount formats n bytes, or n items with a unit.
+func (r *Reporter) amount(n int64) string {
+	if r.unit != "" {
+		return fmt.Sprintf("%d %s", n, r.unit)
+	}
+	return Bytes(n)
 }
 
 // Bytes formats n in binary units.

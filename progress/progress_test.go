@@ -59,3 +59,25 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitAndQuiet: items are counted with their unit; a job shorter than
+// Quiet prints nothing, a longer one its final line.
+func TestUnitAndQuiet(t *testing.T) {
+	c := testutil.NewClock(time.Unix(1000, 0))
+	off := false
+	var out bytes.Buffer
+	r := Start(&out, "closing", 10000, Options{Now: c.Now, Terminal: &off, Interval: time.Hour, Unit: "partitions", Quiet: time.Second})
+	r.Add(2500)
+	c.Add(500 * time.Millisecond)
+	r.Done("done")
+	if out.Len() != 0 {
+		t.Fatalf("a job of 0.5 s printed %q", out.String())
+	}
+	r = Start(&out, "closing", 10000, Options{Now: c.Now, Terminal: &off, Interval: time.Hour, Unit: "partitions", Quiet: time.Second})
+	r.Add(2500)
+	c.Add(2 * time.Second)
+	r.Done("done")
+	if want := "closing: 2500 partitions of 10000 partitions (25%), 1250 partitions/s, ETA 6s; done\n"; out.String() != want {
+		t.Fatalf("output %q, want %q", out.String(), want)
+	}
+}

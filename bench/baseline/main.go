@@ -5,6 +5,8 @@
 // off).
 //
 //	baseline [-entry-timeout D] BACKINGFILE MOUNTPOINT   serves MOUNTPOINT/file until SIGTERM/SIGINT
+//	baseline -dir DIR MOUNTPOINT                         serves DIR's tree (go-fuse's loopback), the
+//	                                                     reference for mounting and stopping a tree
 //
 // -entry-timeout is how long the kernel keeps the name "file" (go-fuse's
 // default when unset); 0 makes every open look it up, as partfs's
@@ -86,10 +88,15 @@ func (n *file) Setattr(ctx context.Context, fh gofs.FileHandle, in *fuse.SetAttr
 
 func main() {
 	entry := flag.Duration("entry-timeout", -1, "kernel entry timeout of the file's name (negative: go-fuse's default)")
+	tree := flag.Bool("dir", false, "serve the directory BACKING's tree instead of one file")
 	flag.Parse()
 	if flag.NArg() != 2 {
-		fmt.Fprintln(os.Stderr, "usage: baseline [-entry-timeout D] BACKINGFILE MOUNTPOINT")
+		fmt.Fprintln(os.Stderr, "usage: baseline [-entry-timeout D] BACKINGFILE MOUNTPOINT | baseline -dir DIR MOUNTPOINT")
 		os.Exit(2)
+	}
+	if *tree {
+		serveTree(flag.Arg(0), flag.Arg(1))
+		return
 	}
 	var err error
 	backing, err = os.OpenFile(flag.Arg(0), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
@@ -115,6 +122,29 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	waitSignal(srv)
+}
+
+// serveTree serves dir's tree on mnt with go-fuse's loopback until
+// SIGTERM/SIGINT.
+func serveTree(dir, mnt string) {
+	lb, err := gofs.NewLoopbackRoot(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	srv, err := gofs.Mount(mnt, lb, &gofs.Options{MountOptions: fuse.MountOptions{
+		Options: []string{"default_permissions"}, DisableXAttrs: true, DirectMountStrict: true, Name: "baseline"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	waitSignal(srv)
+}
+
+// waitSignal unmounts srv at SIGTERM or SIGINT and returns once it is
+// unmounted.
+func waitSignal(srv *fuse.Server) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	go func() { <-sig; _ = srv.Unmount() }()

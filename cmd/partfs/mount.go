@@ -157,7 +157,11 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 		}
 		st, fsName = ks, "kafka://"+mf.kafka.brokers
 	} else {
-		ls, err := openStore(mf, defaults, mets, lg)
+		// Opening and closing report the partitions done when they take
+		// over a second, as log lines.
+		progw := lg.WriterLevel(logrus.InfoLevel)
+		defer progw.Close()
+		ls, err := openStore(mf, defaults, mets, lg, progw)
 		if err != nil {
 			return fmt.Errorf("open %s: %w", mf.datadir, err)
 		}
@@ -224,12 +228,11 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	return nil
 }
 
-// openStore opens the data directory, reporting the progress of an unclean
-// open's recovery (bytes re-validated, rate) in the log and counting the
-// bytes it cuts in the metrics.
-func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics, lg *logrus.Entry) (*logstore.Store, error) {
-	logw := lg.WriterLevel(logrus.InfoLevel)
-	defer logw.Close()
+// openStore opens the data directory, reporting to logw the progress of an
+// unclean open's recovery (bytes re-validated, rate) and the partitions
+// opened, synced and closed when that takes over a second, and counting
+// the bytes recovery cuts in the metrics.
+func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics, lg *logrus.Entry, logw io.Writer) (*logstore.Store, error) {
 	prog := progress.Start(logw, "recovery", 0, progress.Options{})
 	budget := vfs.OpenFileBudget()
 	lg.WithField("open_file_budget", budget).Debug("segment files beyond the budget are closed and reopened on demand")
@@ -238,7 +241,7 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 		return nil, fmt.Errorf("--config: %w", err)
 	}
 	st, err := logstore.Open(mf.datadir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
-		BatchBytes: mf.batchBytes, FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget), RetentionInterval: retention,
+		BatchBytes: mf.batchBytes, Progress: logw, FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget), RetentionInterval: retention,
 		OnBackgroundError: func(task, topic string, partition int, _ error) {
 			mets.BackgroundFailed(task, topic, partition)
 		},

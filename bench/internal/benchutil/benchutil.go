@@ -169,6 +169,16 @@ func (d *Daemon) Stop() {
 	_ = d.cmd.Wait()
 }
 
+// Kill kills the daemon with SIGKILL and waits for it to exit; the mount
+// is then detached (umount -l), as after a crash.
+func (d *Daemon) Kill() {
+	_ = d.cmd.Process.Kill()
+	_ = d.cmd.Wait()
+	if mnt := d.cmd.Args[len(d.cmd.Args)-1]; mnt != "" {
+		_ = exec.Command("umount", "-l", mnt).Run()
+	}
+}
+
 // RSSMB returns the daemon's resident set size in MB (MiB).
 func (d *Daemon) RSSMB() float64 {
 	pid := d.cmd.Process.Pid
