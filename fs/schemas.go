@@ -62,7 +62,7 @@ func (d *decoder) Render(dst []byte, k position.Kind, r *record.Record) ([]byte,
 		out, _, err := d.appendValue(dst, r.Value)
 		return append(out, '\n'), err
 	}
-	out, _, err := d.appendJSON(dst, r)
+	out, _, err := d.AppendJSON(dst, r)
 	return append(out, '\n'), err
 }
 
@@ -71,7 +71,7 @@ func (d *decoder) Lens(r *record.Record) (plain, json int64, err error) {
 	b := scratch.Get().(*[]byte)
 	defer scratch.Put(b)
 	var vlen int
-	*b, vlen, err = d.appendJSON((*b)[:0], r)
+	*b, vlen, err = d.AppendJSON((*b)[:0], r)
 	if r.Value != nil {
 		plain = int64(vlen) + 1
 	}
@@ -93,12 +93,12 @@ func (d *decoder) appendValue(dst, v []byte) ([]byte, int, error) {
 	return append(dst, v...), len(v), nil
 }
 
-// appendJSON appends r's JSON line (without '\n'): SPEC §3's object with
+// AppendJSON appends r's JSON line (without '\n'): SPEC §3's object with
 // a decoded key or value in place of the string, followed by its
 // "key_schema_id"/"value_schema_id", and "key_error"/"value_error" where
 // one was not decoded (or its schema was deleted). It also returns the
 // length of the value's plain rendering.
-func (d *decoder) appendJSON(dst []byte, r *record.Record) ([]byte, int, error) {
+func (d *decoder) AppendJSON(dst []byte, r *record.Record) ([]byte, int, error) {
 	dst = append(dst, `{"offset":`...)
 	dst = strconv.AppendInt(dst, r.Offset, 10)
 	dst = append(dst, `,"timestamp":`...)
@@ -111,6 +111,9 @@ func (d *decoder) appendJSON(dst []byte, r *record.Record) ([]byte, int, error) 
 	if err != nil {
 		return dst, 0, err
 	}
+	if len(r.Headers) == 0 {
+		return append(dst, noHeaders...), vlen, nil
+	}
 	return append(dst, headersJSON(r.Headers)...), vlen, nil
 }
 
@@ -118,6 +121,9 @@ func (d *decoder) appendJSON(dst []byte, r *record.Record) ([]byte, int, error) 
 // with zero offset and timestamp and null key and value; what follows it
 // is the headers' part.
 const emptyPrefix = `{"offset":0,"timestamp":0,"key":null,"value":null`
+
+// noHeaders is headersJSON of no headers.
+const noHeaders = `,"headers":[]}`
 
 func headersJSON(h []record.Header) []byte {
 	return jsonl.Append(nil, &record.Record{Headers: h})[len(emptyPrefix):]
@@ -158,6 +164,9 @@ func appendProblem(dst []byte, name, problem string) []byte {
 // appendPlainField is jsonl.Append's rendering of one key or value
 // field (a string, null, or "_b64").
 func appendPlainField(dst []byte, name string, v []byte) []byte {
+	if v == nil {
+		return append(append(append(dst, `,"`...), name...), `":null`...)
+	}
 	r := record.Record{Value: v}
 	obj := jsonl.Append(nil, &r) // {"offset":0,"timestamp":0,"key":null,"value":...,"headers":[]}
 	field := obj[len(`{"offset":0,"timestamp":0,"key":null,`) : len(obj)-len(`,"headers":[]}`)]

@@ -66,6 +66,9 @@ type Decoder interface {
 	Lens(r *record.Record) (plain, json int64, err error)
 	// Render appends r's rendering of kind k to dst.
 	Render(dst []byte, k Kind, r *record.Record) ([]byte, error)
+	// AppendJSON appends r's JSON object (no newline) and returns the
+	// length of its value's plain rendering (without the newline).
+	AppendJSON(dst []byte, r *record.Record) (out []byte, valueLen int, err error)
 }
 
 // decodes reports whether d (nil: none) renders r differently.
@@ -241,10 +244,12 @@ func (ly *Layout) scanRendering(s *SegInfo, upTo int64, w *Renderer) (before [2]
 				return false
 			}
 		}
-		var plain, json int64
-		if plain, json, lerr = ly.lens(r); lerr != nil {
-			whole = false
-			return false
+		plain, json, ok := w.lensOf(r)
+		if !ok {
+			if plain, json, lerr = ly.lens(r); lerr != nil {
+				whole = false
+				return false
+			}
 		}
 		s.add(r.Offset, plain, json)
 		return true

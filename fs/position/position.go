@@ -203,6 +203,20 @@ type Renderer struct {
 	stopped bool
 	Seg     partlog.Segment
 	err     error // a rendering that failed (its schema source did not answer)
+	// decoded: the lengths of the last record putDecoded rendered as a
+	// JSON line, so that a scan rendering it too does not decode it again
+	decoded struct {
+		off         int64
+		plain, json int64
+	}
+}
+
+// lensOf returns r's lengths if w just rendered it as a JSON line.
+func (w *Renderer) lensOf(r *record.Record) (plain, json int64, ok bool) {
+	if w == nil || w.K != JSON || w.decoded.off != r.Offset || w.decoded.json == 0 {
+		return 0, 0, false
+	}
+	return w.decoded.plain, w.decoded.json, true
 }
 
 // failed returns the error that stopped w, if any; nil for a nil w.
@@ -255,7 +269,19 @@ func (w *Renderer) put(r *record.Record) bool {
 func (w *Renderer) putDecoded(r *record.Record) bool {
 	o, cur := w.O, w.Cur
 	var err error
-	if o.Buf, err = o.Dec.Render(o.Buf[:0], w.K, r); err != nil {
+	if w.K == JSON {
+		var vlen int
+		o.Buf, vlen, err = o.Dec.AppendJSON(o.Buf[:0], r)
+		o.Buf = append(o.Buf, '\n')
+		w.decoded.off, w.decoded.json, w.decoded.plain = r.Offset, int64(len(o.Buf)), 0
+		if r.Value != nil {
+			w.decoded.plain = int64(vlen) + 1
+		}
+	} else {
+		o.Buf, err = o.Dec.Render(o.Buf[:0], w.K, r)
+	}
+	if err != nil {
+		w.decoded.json = 0
 		w.err, w.stopped = err, true
 		return false
 	}
