@@ -160,7 +160,11 @@ func (st *Store) TopicConfig(name string) ([]partlog.KV, error) {
 	var out []partlog.KV
 	for _, k := range config.Keys() {
 		if v, ok := cfg.Get(k); ok {
-			out = append(out, partlog.KV{Key: k, Value: v})
+			src := partlog.SourceDefault
+			if _, set := overrides[k]; set {
+				src = partlog.SourceTopic
+			}
+			out = append(out, partlog.KV{Key: k, Value: v, Source: src})
 		}
 	}
 	return out, nil

@@ -31,12 +31,17 @@ func (s *Store) topicConfig(overrides map[string]string) (config.Topic, error) {
 	return cfg, nil
 }
 
-// kvs lists every property of cfg with its value, in config's order.
-func kvs(cfg config.Topic) []partlog.KV {
+// kvs lists every property of cfg with its value and source (set: the
+// topic's own settings), in config's order.
+func kvs(cfg config.Topic, set map[string]string) []partlog.KV {
 	pairs := cfg.KVs()
 	out := make([]partlog.KV, len(pairs))
 	for i, p := range pairs {
-		out[i] = partlog.KV{Key: p[0], Value: p[1]}
+		src := partlog.SourceDefault
+		if _, ok := set[p[0]]; ok {
+			src = partlog.SourceTopic
+		}
+		out[i] = partlog.KV{Key: p[0], Value: p[1], Source: src}
 	}
 	return out
 }
