@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -90,5 +91,26 @@ func TestViewBlockSize(t *testing.T) {
 		if got := m.Sh("stat -c %o " + name); got != fmt.Sprintf("%d\n", want) {
 			t.Errorf("st_blksize of %s = %q, want %d", name, got, want)
 		}
+	}
+}
+
+// TestShortWriteOfRefusedLineFailsClose: one write() of a 2 MB line to a
+// compressed topic's log is cut into FUSE requests; the first is held, the
+// second refused (EFBIG), so write() returns a short count; close() then
+// fails with EFBIG and nothing is stored.
+func TestShortWriteOfRefusedLineFailsClose(t *testing.T) {
+	m, st := mountMem(t, memlog.Options{})
+	m.Sh("mkdir t && echo compression.type=gzip >> t/config")
+	f := m.open("t/0/log", os.O_WRONLY|os.O_APPEND)
+	line := append(bytes.Repeat([]byte("y"), 2_000_000), '\n')
+	n, err := syscall.Write(int(f.Fd()), line)
+	if err == nil && n == len(line) {
+		t.Fatalf("write() of a 2 MB line stored it whole (%d bytes)", n)
+	}
+	if err := f.Close(); !errors.Is(err, syscall.EFBIG) && err == nil && n > 0 {
+		t.Fatalf("write() returned %d of %d bytes (%v) and close() succeeded", n, len(line), err)
+	}
+	if l, _ := st.Log("t", 0); l.EndOffset() != 0 {
+		t.Fatalf("%d records stored", l.EndOffset())
 	}
 }

@@ -30,8 +30,8 @@
 //     the segment. A backend without segment files (a cluster) still cuts
 //     the partition into offset ranges with these rules; its Size is a
 //     measure of the range's content that obeys them, and its Slot places
-//     each range on a fixed lattice of positions, so that fs places a range
-//     without reading those before it.
+//     each range on a fixed lattice of positions, so that fs can place a
+//     range without reading all those before it.
 //   - Reopen. IDs need not survive a reopen of the store; Stamps do: a
 //     segment keeps its Stamp while it keeps its ID, also across a reopen
 //     while its content only grows, and a segment whose content was
