@@ -62,6 +62,30 @@ func (n *contentNode) render() (snapshot, error) {
 	return n.last, nil
 }
 
+// configText renders kvs as `key=value` lines, then a comment line per
+// source naming the keys whose values come from it (a write of the file
+// back skips comments).
+func configText(kvs []partlog.KV) []byte {
+	pairs := make([][2]string, len(kvs))
+	var sources []string
+	bySource := map[string][]string{}
+	for i, kv := range kvs {
+		pairs[i] = [2]string{kv.Key, kv.Value}
+		if kv.Source == "" {
+			continue
+		}
+		if bySource[kv.Source] == nil {
+			sources = append(sources, kv.Source)
+		}
+		bySource[kv.Source] = append(bySource[kv.Source], kv.Key)
+	}
+	b := []byte(config.FormatLines(pairs))
+	for _, src := range sources {
+		b = fmt.Appendf(b, "# %s: %s\n", src, strings.Join(bySource[src], " "))
+	}
+	return b
+}
+
 var (
 	_ = (gofs.NodeGetattrer)((*contentNode)(nil))
 	_ = (gofs.NodeSetattrer)((*contentNode)(nil))
@@ -75,11 +99,7 @@ func newConfigNode(f *FS, topic string, lg *logrus.Entry) *contentNode {
 			if err != nil {
 				return nil, err
 			}
-			pairs := make([][2]string, len(kvs))
-			for i, kv := range kvs {
-				pairs[i] = [2]string{kv.Key, kv.Value}
-			}
-			return []byte(config.FormatLines(pairs)), nil
+			return configText(kvs), nil
 		},
 		apply: func(lines []byte) error {
 			pairs, err := config.ParseLines(string(lines))
@@ -289,7 +309,11 @@ func (p *part) statText() ([]byte, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		// a partition whose reads fail (damaged data, EIO) still shows
+		// its offsets; only the gaps, which need its renderings, are unknown
+		p.lg.WithError(err).WithField("file", "stat").Warn("gap_bytes unknown: the partition's records could not be read")
+		line("gap_bytes_exact", false)
+		return b.Bytes(), nil
 	}
 	line("gap_bytes", gap) // of log: bytes st_size counts that no record fills
 	if !exact {

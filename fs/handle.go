@@ -39,6 +39,10 @@ type viewHandle struct {
 	// retries the rest): every write until that line's newline fails
 	// with it too, so no tail of a refused line is appended alone.
 	failed error // REQUIRES: mu held
+	// unreported: failed came after earlier requests of its line were
+	// answered with success, so the writer may have seen only a short
+	// count; close reports it (REQUIRES: mu held)
+	unreported bool
 	// conf is the topic configuration a held partial line is checked
 	// against, read once per open (nil until a partial line needs it).
 	conf *config.Topic // REQUIRES: mu held

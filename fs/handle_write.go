@@ -26,16 +26,17 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 	if h.failed != nil {
 		err := h.failed
 		if bytes.IndexByte(data, '\n') >= 0 {
-			h.failed = nil
+			h.failed, h.unreported = nil, false
 		}
 		lg.WithError(err).WithField("op", "write").Debug("rest of a refused line refused too")
 		return 0, toErrno(err)
 	}
 	if bytes.IndexByte(data, '\n') < 0 {
 		// No line ends here: hold the bytes, within bounds.
+		held := len(h.partial) > 0
 		h.partial = append(h.partial, data...)
 		if err := h.checkPartial(); err != nil {
-			h.partial, h.failed = nil, err
+			h.partial, h.failed, h.unreported = nil, err, held
 			return 0, fail(lg, "write", err)
 		}
 		return uint32(len(data)), 0
@@ -48,7 +49,7 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 		// so close does not fail again on it.
 		h.partial = nil
 		if held {
-			h.failed = err
+			h.failed, h.unreported = err, true
 		}
 		return 0, fail(lg, "write", err)
 	}
@@ -176,7 +177,13 @@ func (h *viewHandle) Flush(ctx context.Context) (errno syscall.Errno) {
 	defer guard(h.n.lg, "flush", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.failed = nil
+	err, unreported := h.failed, h.unreported
+	h.failed, h.unreported = nil, false
+	if err != nil && unreported {
+		// A line refused after earlier requests of it succeeded may have
+		// left the writer a short count only: close tells it.
+		return fail(h.n.lg, "flush", fmt.Errorf("a line refused by an earlier write was never stored: %w", err))
+	}
 	if err := h.flushPartial(); err != nil {
 		return fail(h.n.lg, "flush", err)
 	}

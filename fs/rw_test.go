@@ -1,7 +1,7 @@
 package fs
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/partfs/partfs/partlog/memlog"
-	"github.com/partfs/partfs/record"
 )
 
 func TestPlainAppendAndRead(t *testing.T) {
@@ -46,82 +45,6 @@ func TestPlainAppendAndRead(t *testing.T) {
 	size := m.Sh("stat -c %s t/0/log")
 	if want := m.Sh("seq 1 200000 | wc -c"); size != want {
 		t.Errorf("st_size %s, want %s", size, want)
-	}
-}
-
-func TestPartialLinesHeldUntilClose(t *testing.T) {
-	m, st := mountMem(t, memlog.Options{})
-	m.Sh("mkdir t")
-	// One open: three writes, the middle ones without newline.
-	f := m.open("t/0/log", os.O_WRONLY|os.O_APPEND)
-	for _, w := range []string{"a\nb", "c", "d\ne"} {
-		if _, err := f.Write([]byte(w)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// No fork here: a child closing its inherited copy would flush.
-	if l, _ := st.Log("t", 0); l.EndOffset() != 2 {
-		t.Fatalf("before close: %d records, want 2", l.EndOffset())
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := m.Sh("cat t/0/log"); got != "a\nbcd\ne\n" {
-		t.Fatalf("log = %q", got)
-	}
-	l, _ := st.Log("t", 0)
-	snap, _ := l.Segments()
-	var vals []string
-	_ = l.Read(snap[0], 0, func(r *record.Record) bool { vals = append(vals, string(r.Value)); return true })
-	if fmt.Sprint(vals) != "[a bcd e]" {
-		t.Fatalf("records %q", vals)
-	}
-}
-
-func TestJSONLWriteAndRender(t *testing.T) {
-	m, _ := mountMem(t, memlog.Options{})
-	m.Sh("mkdir t")
-	in := `{"key":"k1","value":"v1","timestamp":1764410400000,"headers":[["h","x"],["n",null]]}
-{"key":"k2","value_b64":"//79","timestamp":1764410400001}
-{"key":"k1","timestamp":1764410400002}
-{"offset":99,"value":"line\twith \"quotes\"","timestamp":1764410400003}
-`
-	m.Sh("cat >> t/0/log.jsonl <<'EOF'\n" + in + "EOF")
-	want := []string{
-		`{"offset":0,"timestamp":1764410400000,"key":"k1","value":"v1","headers":[["h","x"],["n",null]]}`,
-		`{"offset":1,"timestamp":1764410400001,"key":"k2","value_b64":"//79","headers":[]}`,
-		`{"offset":2,"timestamp":1764410400002,"key":"k1","value":null,"headers":[]}`,
-		`{"offset":3,"timestamp":1764410400003,"key":null,"value":"line\twith \"quotes\"","headers":[]}`,
-	}
-	got := strings.Split(strings.TrimSuffix(m.Sh("cat t/0/log.jsonl"), "\n"), "\n")
-	if len(got) != len(want) {
-		t.Fatalf("got %d lines: %q", len(got), got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("line %d = %s\nwant %s", i, got[i], want[i])
-		}
-		var v map[string]any
-		if err := json.Unmarshal([]byte(got[i]), &v); err != nil {
-			t.Errorf("line %d is not JSON: %v", i, err)
-		}
-	}
-	// The tombstone is hidden in the plain view; the b64 value is raw bytes.
-	if got := m.Sh("od -An -c t/0/log | tr -s ' '"); !strings.Contains(got, "v 1 \\n 377 376 375 \\n l i n e \\t") {
-		t.Errorf("plain view bytes: %q", got)
-	}
-}
-
-func TestJSONLBadLineAppendsNothing(t *testing.T) {
-	m, st := mountMem(t, memlog.Options{})
-	m.Sh("mkdir t")
-	for _, bad := range []string{"{\"value\":\"ok\"}\nnot json", `{"value":1}`, `{"value":"a","extra":1}`, `[1,2]`, `{"value":"a"} {"value":"b"}`, `{"key":"a","key_b64":"YQ=="}`, `{"timestamp":-5}`, `{"value_b64":"%%%"}`} {
-		if err := m.AppendOnce("t/0/log.jsonl", bad+"\n"); !errors.Is(err, syscall.EINVAL) {
-			t.Errorf("write %q: %v", bad, err)
-		}
-		if l, _ := st.Log("t", 0); l.EndOffset() != 0 {
-			t.Fatalf("write %q appended", bad)
-		}
 	}
 }
 
@@ -168,5 +91,26 @@ func TestViewBlockSize(t *testing.T) {
 		if got := m.Sh("stat -c %o " + name); got != fmt.Sprintf("%d\n", want) {
 			t.Errorf("st_blksize of %s = %q, want %d", name, got, want)
 		}
+	}
+}
+
+// TestShortWriteOfRefusedLineFailsClose: one write() of a 2 MB line to a
+// compressed topic's log is cut into FUSE requests; the first is held, the
+// second refused (EFBIG), so write() returns a short count; close() then
+// fails with EFBIG and nothing is stored.
+func TestShortWriteOfRefusedLineFailsClose(t *testing.T) {
+	m, st := mountMem(t, memlog.Options{})
+	m.Sh("mkdir t && echo compression.type=gzip >> t/config")
+	f := m.open("t/0/log", os.O_WRONLY|os.O_APPEND)
+	line := append(bytes.Repeat([]byte("y"), 2_000_000), '\n')
+	n, err := syscall.Write(int(f.Fd()), line)
+	if err == nil && n == len(line) {
+		t.Fatalf("write() of a 2 MB line stored it whole (%d bytes)", n)
+	}
+	if err := f.Close(); !errors.Is(err, syscall.EFBIG) && err == nil && n > 0 {
+		t.Fatalf("write() returned %d of %d bytes (%v) and close() succeeded", n, len(line), err)
+	}
+	if l, _ := st.Log("t", 0); l.EndOffset() != 0 {
+		t.Fatalf("%d records stored", l.EndOffset())
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/partlog"
@@ -269,11 +271,39 @@ func (s *Store) TopicConfig(topic string) ([]partlog.KV, error) {
 		return nil, err
 	}
 	out := make([]partlog.KV, 0, len(rc.Configs))
+	reported := map[string]bool{}
 	for _, c := range rc.Configs {
-		out = append(out, partlog.KV{Key: c.Key, Value: c.MaybeValue()})
+		out = append(out, partlog.KV{Key: c.Key, Value: c.MaybeValue(), Source: sourceName(c.Source)})
+		reported[c.Key] = true
+	}
+	// What the cluster does not report is Kafka's default, as
+	// config.Reported takes it for the rules partfs applies.
+	def := config.Defaults()
+	for _, k := range config.Keys() {
+		if v, ok := def.Get(k); ok && !reported[k] {
+			out = append(out, partlog.KV{Key: k, Value: v, Source: partlog.SourceAssumed})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
+}
+
+// sourceName is partlog's word for where a cluster's config value comes
+// from, or Kafka's.
+func sourceName(s kmsg.ConfigSource) string {
+	switch s {
+	case kmsg.ConfigSourceDynamicTopicConfig:
+		return partlog.SourceTopic
+	case kmsg.ConfigSourceDefaultConfig:
+		return partlog.SourceDefault
+	case kmsg.ConfigSourceDynamicBrokerConfig:
+		return "broker (dynamic)"
+	case kmsg.ConfigSourceDynamicDefaultBrokerConfig:
+		return "cluster-wide broker default (dynamic)"
+	case kmsg.ConfigSourceStaticBrokerConfig:
+		return "broker (server.properties)"
+	}
+	return strings.ToLower(s.String())
 }
 
 // SetTopicConfig sets the keys of kv (IncrementalAlterConfigs), after the
@@ -333,7 +363,7 @@ func (s *Store) precheck(topic string, kv []partlog.KV) error {
 	for _, c := range kv {
 		if config.Known(c.Key) {
 			if err := t.Set(c.Key, c.Value); err != nil {
-				return fmt.Errorf("topic %s: %w: %w", topic, partlog.ErrInvalid, err)
+				return fmt.Errorf("topic %s: %w", topic, err)
 			}
 		} else if !listed[c.Key] {
 			return fmt.Errorf("topic %s: unknown config %q: %w", topic, c.Key, partlog.ErrInvalid)

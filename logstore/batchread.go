@@ -7,23 +7,38 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// batchBuf is a pooled buffer for one batch read whole.
-type batchBuf struct{ b []byte }
+// batchBuf is a pooled buffer for one batch read whole; b[:n] was read,
+// the batch and up to nextHeaderPeek bytes after it.
+type batchBuf struct {
+	b []byte
+	n int
+}
+
+// following returns the bytes read after b when b was read into bb.
+func (bb *batchBuf) following(b *record.Batch) []byte {
+	if len(b.Raw) == 0 || len(bb.b) == 0 || &b.Raw[0] != &bb.b[0] || bb.n < len(b.Raw) {
+		return nil
+	}
+	return bb.b[len(b.Raw):bb.n]
+}
 
 var batchBufs = sync.Pool{New: func() any { return new(batchBuf) }}
 
 // readBatch reads the batch at pos whose header is h with one pread into
-// bb and checks its CRC as record.Scanner does.
+// bb, with the start of the next batch's header when there is one (for a
+// reader's check of its base offset), and checks its CRC as
+// record.Scanner does.
 func (s *segment) readBatch(bb *batchBuf, pos int64, h *record.BatchHeader) (record.Batch, error) {
 	size := int(h.Size())
-	if cap(bb.b) < size {
-		bb.b = make([]byte, size)
+	if cap(bb.b) < size+nextHeaderPeek {
+		bb.b = make([]byte, size+nextHeaderPeek)
 	}
-	raw := bb.b[:size]
-	if n, err := s.log.ReadAt(raw, pos); n < size {
+	bb.b = bb.b[:size+nextHeaderPeek]
+	n, err := s.log.ReadAt(bb.b, pos)
+	if bb.n = n; n < size {
 		return record.Batch{}, fmt.Errorf("read %s at %d: %d of %d bytes: %w", s.path, pos, n, size, err)
 	}
-	return s.checkedBatch(pos, h, raw)
+	return s.checkedBatch(pos, h, bb.b[:size])
 }
 
 // checkedBatch is the batch at pos with header h and bytes raw once its

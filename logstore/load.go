@@ -205,12 +205,17 @@ func (l *Log) loadSegments(cp logCheckpoints, clean bool) error {
 	if !cp.hasRecoveryPoint {
 		rp = 0
 	}
+	side, found := l.readSegmentsSidecar()
+	if side.logStart >= 0 && cp.logStart > side.logStart {
+		l.logger.WithField("checkpoint", cp.logStart).WithField("sidecar", side.logStart).WithField("file", kafkaname.LogStartOffsetFile).
+			Warn("log start offset checkpoint above the one recorded at the last clean close: the lower is used, nothing below it deleted")
+		cp.logStart = side.logStart
+	}
 	if len(l.segs) > 0 && clean {
-		side, found := l.readSegmentsSidecar()
 		if !found {
 			l.store.noSidecar.Add(1)
 		}
-		if err := l.loadClean(side); err != nil {
+		if err := l.loadClean(side.segs); err != nil {
 			return err
 		}
 	} else if len(l.segs) > 0 {

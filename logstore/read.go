@@ -131,6 +131,7 @@ type recordFilter struct {
 	checked    bool               // order has checked a batch of this scan
 	size       int64              // the end of the segment's data
 	w          *fileWindow        // bytes a peek at the next batch header may find held
+	tail       []byte             // the bytes after the batch being passed on, when its read held them
 }
 
 // readLocated reads the batch at pos (header h, holding from) from w,
@@ -163,6 +164,8 @@ func (v *recordFilter) readLocatedBatch(w *fileWindow, pos int64, h *record.Batc
 	if err != nil {
 		return false, errLocatedUnchecked
 	}
+	v.tail = bb.following(&b)
+	defer func() { v.tail = nil }()
 	return v.batch(&b)
 }
 
@@ -269,6 +272,9 @@ func (v *recordFilter) confirm(b *record.Batch, predecessor bool) error {
 		return nil
 	}
 	hd := v.w.held(next, nextHeaderPeek)
+	if hd == nil && len(v.tail) >= nextHeaderPeek {
+		hd = v.tail
+	}
 	if hd == nil {
 		if n, _ := v.s.log.ReadAt(v.w.peek[:], next); n < nextHeaderPeek {
 			return nil

@@ -72,15 +72,31 @@ type sidecarSegment struct {
 	OffMaxTs int64 `json:"off_max_ts"`
 }
 
-// segmentsSidecar is the file: the entries and the CRC-32C of their JSON as
+// segmentsSidecar is the file: the body and the CRC-32C of its JSON as
 // stored.
 type segmentsSidecar struct {
-	Version  int             `json:"version"`
-	CRC      uint32          `json:"crc32c"`
-	Segments json.RawMessage `json:"segments"`
+	Version int             `json:"version"`
+	CRC     uint32          `json:"crc32c"`
+	Body    json.RawMessage `json:"body"`
 }
 
-const segmentsSidecarVersion = 2
+// sidecarBody is what the checksum covers: the log start offset at the
+// clean close (partfs never raises it above the first segment's base by
+// itself, so a log-start checkpoint above it later is not trusted) and
+// the segments.
+type sidecarBody struct {
+	LogStart int64            `json:"log_start"`
+	Segments []sidecarSegment `json:"segments"`
+}
+
+// sidecarView is a read sidecar: entries by base offset, and the log
+// start recorded (-1 when none could be read).
+type sidecarView struct {
+	segs     map[int64]sidecarSegment
+	logStart int64
+}
+
+const segmentsSidecarVersion = 3
 
 func (l *Log) segmentsSidecarPath() string {
 	return filepath.Join(l.dir, segmentsSidecarName+sidecarSuffix)
@@ -89,8 +105,8 @@ func (l *Log) segmentsSidecarPath() string {
 // readSegmentsSidecar returns the recorded segments by base offset: empty,
 // with a log line, when the file is missing (found is false), unreadable,
 // of another version or failing its checksum.
-func (l *Log) readSegmentsSidecar() (out map[int64]sidecarSegment, found bool) {
-	out = map[int64]sidecarSegment{}
+func (l *Log) readSegmentsSidecar() (out sidecarView, found bool) {
+	out = sidecarView{segs: map[int64]sidecarSegment{}, logStart: -1}
 	path := l.segmentsSidecarPath()
 	f, err := l.fs.Open(path)
 	if isNotExist(err) {
@@ -102,17 +118,17 @@ func (l *Log) readSegmentsSidecar() (out map[int64]sidecarSegment, found bool) {
 		f.Close()
 	}
 	var doc segmentsSidecar
-	var list []sidecarSegment
+	var body sidecarBody
 	switch {
 	case err != nil:
 	case json.Unmarshal(data, &doc) != nil:
 		err = fmt.Errorf("not a JSON object of version %d", segmentsSidecarVersion)
 	case doc.Version != segmentsSidecarVersion:
 		err = fmt.Errorf("version %d, want %d", doc.Version, segmentsSidecarVersion)
-	case crc32.Checksum(doc.Segments, topicsCRC) != doc.CRC:
-		err = fmt.Errorf("checksum %08x does not match the entries' %08x", doc.CRC, crc32.Checksum(doc.Segments, topicsCRC))
+	case crc32.Checksum(doc.Body, topicsCRC) != doc.CRC:
+		err = fmt.Errorf("checksum %08x does not match the entries' %08x", doc.CRC, crc32.Checksum(doc.Body, topicsCRC))
 	default:
-		err = json.Unmarshal(doc.Segments, &list)
+		err = json.Unmarshal(doc.Body, &body)
 	}
 	if err != nil {
 		l.logger.WithError(err).WithField("file", path).
@@ -120,9 +136,10 @@ func (l *Log) readSegmentsSidecar() (out map[int64]sidecarSegment, found bool) {
 		return out, true
 	}
 	l.sidecarSaved = data
-	for _, e := range list {
-		out[e.Base] = e
+	for _, e := range body.Segments {
+		out.segs[e.Base] = e
 	}
+	out.logStart = body.LogStart
 	return out, true
 }
 
@@ -180,18 +197,20 @@ func (l *Log) writeSegmentsSidecar() error {
 		l.mu.Unlock()
 		return nil
 	}
+	body := sidecarBody{LogStart: l.startOffset}
 	list := make([]sidecarSegment, 0, len(l.segs))
 	for _, s := range l.segs {
 		list = append(list, sidecarSegment{Base: s.base, Size: s.size, Next: s.next, LastPos: s.lastPos,
 			Records: s.records, MaxTs: s.maxTs, OffMaxTs: s.offMaxTs})
 	}
 	l.mu.Unlock()
-	entries, err := json.Marshal(list)
+	body.Segments = list
+	raw, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
 	data, err := json.Marshal(segmentsSidecar{Version: segmentsSidecarVersion,
-		CRC: crc32.Checksum(entries, topicsCRC), Segments: entries})
+		CRC: crc32.Checksum(raw, topicsCRC), Body: raw})
 	if err != nil || bytes.Equal(data, l.sidecarSaved) {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"testing"
 
+	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -18,13 +19,13 @@ func rewriteSidecar(t *testing.T, fs vfs.FS, edit func([]sidecarSegment)) {
 	if err := json.Unmarshal([]byte(readFileString(t, fs, path)), &doc); err != nil {
 		t.Fatal(err)
 	}
-	var list []sidecarSegment
-	if err := json.Unmarshal(doc.Segments, &list); err != nil {
+	var body sidecarBody
+	if err := json.Unmarshal(doc.Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	edit(list)
-	doc.Segments, _ = json.Marshal(list)
-	doc.CRC = crc32.Checksum(doc.Segments, topicsCRC)
+	edit(body.Segments)
+	doc.Body, _ = json.Marshal(body)
+	doc.CRC = crc32.Checksum(doc.Body, topicsCRC)
 	b, _ := json.Marshal(doc)
 	writeFile(t, fs, path, string(b))
 }
@@ -120,5 +121,25 @@ func TestSidecarDamagedFile(t *testing.T) {
 				t.Fatalf("append at %d %v", got, err)
 			}
 		})
+	}
+}
+
+// TestLogStartCheckpointAboveSidecar: a log-start checkpoint raised after
+// a clean close (partfs itself never raises it past a segment base) is not
+// trusted: the log start recorded in the sidecar is used, nothing deleted.
+func TestLogStartCheckpointAboveSidecar(t *testing.T) {
+	fs, c := vfs.NewCrashFS(), newClock()
+	st, l := openTest(t, fs, c, nil)
+	if _, err := l.Append(recs(30, "a", 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, fs, "/data/"+kafkaname.LogStartOffsetFile, "0\n1\nt 0 20\n")
+	st, l = openTest(t, fs, c, nil)
+	defer st.Close()
+	if l.StartOffset() != 0 || len(readLog(t, l, 0)) != 30 {
+		t.Fatalf("start %d, %d records", l.StartOffset(), len(readLog(t, l, 0)))
 	}
 }

@@ -160,7 +160,11 @@ func (st *Store) TopicConfig(name string) ([]partlog.KV, error) {
 	var out []partlog.KV
 	for _, k := range config.Keys() {
 		if v, ok := cfg.Get(k); ok {
-			out = append(out, partlog.KV{Key: k, Value: v})
+			src := partlog.SourceDefault
+			if _, set := overrides[k]; set {
+				src = partlog.SourceTopic
+			}
+			out = append(out, partlog.KV{Key: k, Value: v, Source: src})
 		}
 	}
 	return out, nil
@@ -182,7 +186,7 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	}
 	for _, p := range kv {
 		if !config.Known(p.Key) {
-			return fmt.Errorf("%w: %w: unknown property %q", partlog.ErrInvalid, config.ErrInvalid, p.Key)
+			return fmt.Errorf("%w: unknown property %q", config.ErrInvalid, p.Key)
 		}
 	}
 	next := make(map[string]string, len(t.overrides)+len(kv))
@@ -194,10 +198,7 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	}
 	cfg, err := st.topicConfig(t.storedWith(next))
 	if err != nil {
-		if errors.Is(err, partlog.ErrInvalid) || errors.Is(err, config.ErrInvalid) {
-			return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
-		}
-		return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
+		return err // config's errors are partlog.ErrInvalid
 	}
 	oldRaw, hadRaw := st.stored.raw[name]
 	oldSum, hadSum := st.stored.sums[name]

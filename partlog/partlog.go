@@ -30,8 +30,8 @@
 //     the segment. A backend without segment files (a cluster) still cuts
 //     the partition into offset ranges with these rules; its Size is a
 //     measure of the range's content that obeys them, and its Slot places
-//     each range on a fixed lattice of positions, so that fs places a range
-//     without reading those before it.
+//     each range on a fixed lattice of positions, so that fs can place a
+//     range without reading all those before it.
 //   - Reopen. IDs need not survive a reopen of the store; Stamps do: a
 //     segment keeps its Stamp while it keeps its ID, also across a reopen
 //     while its content only grows, and a segment whose content was
@@ -83,6 +83,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 )
@@ -90,7 +91,7 @@ import (
 // Errors shared by every backend. fs/ maps them to errno in one place.
 var (
 	ErrNotFound = errors.New("not found")         // ENOENT
-	ErrInvalid  = errors.New("invalid argument")  // EINVAL
+	ErrInvalid  = config.ErrInvalid               // EINVAL; every error of package config wraps it
 	ErrTooLarge = errors.New("record too large")  // EFBIG
 	ErrReadOnly = errors.New("read-only")         // EROFS
 	ErrExists   = errors.New("already exists")    // EEXIST
@@ -122,7 +123,8 @@ type Store interface {
 	// (CheckNextPartition: ErrExists below it, ErrInvalid above it).
 	AddPartition(topic string, n int) error
 	Partition(topic string, n int) (Log, error)
-	// TopicConfig returns every effective property (Kafka names) with its value.
+	// TopicConfig returns every effective property (Kafka names) with its
+	// value and source: at least every key of config.Keys.
 	TopicConfig(topic string) ([]KV, error)
 	// SetTopicConfig validates all of kv, then changes those keys and no
 	// others, persistently; on any bad key or value it changes nothing and
@@ -132,8 +134,19 @@ type Store interface {
 	Close() error
 }
 
-// KV is one configuration property.
-type KV struct{ Key, Value string }
+// KV is one configuration property. Source says where an effective
+// value comes from (TopicConfig; ignored by SetTopicConfig): SourceTopic,
+// SourceDefault, or the cluster's own word for it (a broker setting).
+type KV struct{ Key, Value, Source string }
+
+// Sources of configuration values.
+const (
+	SourceTopic   = "topic"   // set for this topic
+	SourceDefault = "default" // Kafka's default
+	// SourceAssumed: the cluster does not report the key; partfs
+	// assumes Kafka's default.
+	SourceAssumed = "not reported by the cluster, Kafka's default assumed"
+)
 
 // KVPairs yields kvs as key, value pairs (for config.Reported).
 func KVPairs(kvs []KV) iter.Seq2[string, string] {

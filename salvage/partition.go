@@ -55,6 +55,10 @@ func copyPartition(src, dst, name string, res *Result, opt Options, pr *progress
 
 // segment copies the batches of s worth keeping to out.
 func (c *copier) segment(s segFile, nextBase int64, out string) error {
+	if s.refuse != "" {
+		c.skip(Skip{File: s.path, Reason: s.refuse}, s.base)
+		return nil
+	}
 	b, err := readNoFollow(s.path)
 	if err != nil {
 		return err

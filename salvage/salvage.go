@@ -136,12 +136,15 @@ func emptyDir(dst string) error {
 }
 
 type segFile struct {
-	base int64
-	path string
-	size int64
+	base   int64
+	path   string
+	size   int64
+	refuse string // why the file is not read (not a regular file), "" when it is
 }
 
-// segments lists a partition directory's regular .log files by base offset.
+// segments lists a partition directory's .log files by base offset; a name
+// that is not a regular file (a symbolic link) is listed to be reported,
+// never read.
 func segments(dir string) ([]segFile, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -151,7 +154,11 @@ func segments(dir string) ([]segFile, error) {
 	for _, e := range ents {
 		name := e.Name()
 		base, ok := kafkaname.ParseSegmentFile(name, kafkaname.LogSuffix)
-		if !ok || !e.Type().IsRegular() || len(name) < len(kafkaname.SegmentFile(0, kafkaname.LogSuffix)) {
+		if !ok || len(name) < len(kafkaname.SegmentFile(0, kafkaname.LogSuffix)) {
+			continue
+		}
+		if !e.Type().IsRegular() {
+			out = append(out, segFile{base: base, path: filepath.Join(dir, name), refuse: fmt.Sprintf("not a regular file (%s): not followed, nothing of it copied", e.Type())})
 			continue
 		}
 		fi, err := e.Info()

@@ -2,6 +2,7 @@ package salvage
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,5 +67,48 @@ func TestSalvagePicksThePartitionsTheStoreOpens(t *testing.T) {
 		if got := isPartitionDir(name); got != want {
 			t.Errorf("isPartitionDir(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestSalvageReportsASymlinkedSegment: a segment name that is a symbolic
+// link is not followed and is reported as a skipped region with the
+// offsets it held lost up to the next kept batch.
+func TestSalvageReportsASymlinkedSegment(t *testing.T) {
+	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "copy")
+	var enc record.Encoder
+	part := filepath.Join(src, "t-0")
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, base := range []int64{0, 5} {
+		seg, err := enc.AppendBatch(nil, base, []record.Record{{Timestamp: 1000, Value: []byte("v")}}, record.BatchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(part, fmt.Sprintf("%020d.log", base))
+		if base == 0 {
+			outside := filepath.Join(t.TempDir(), "elsewhere.log")
+			if err := os.WriteFile(outside, seg, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, name); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(name, seg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var report bytes.Buffer
+	res, err := Run(src, dst, Options{Report: &report})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Batches != 1 || len(res.Skips) != 1 || res.Skips[0].FirstLost != 0 || res.Skips[0].NextKept != 5 {
+		t.Fatalf("%+v", res)
+	}
+	if !strings.Contains(report.String(), "not followed") || !strings.Contains(report.String(), "offsets 0-4 lost") {
+		t.Fatalf("report %q", report.String())
 	}
 }

@@ -5,9 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/internal/testutil"
+	"github.com/partfs/partfs/partlog"
 )
 
 // copiesExactly checks that st_size of dir/log is its content's length
@@ -109,6 +112,39 @@ func TestKafkaOpenSeesAcknowledged(t *testing.T) {
 	}
 	if misses > 0 {
 		t.Fatalf("%d of 20 opens right after an acknowledged produce missed it", misses)
+	}
+	d.stop()
+}
+
+// TestKafkaConfigEveryKey: `cat config` of a cluster's topic shows every
+// key a local mount shows, and more the cluster reports, each once, and
+// says where each value comes from; written back, it changes nothing.
+func TestKafkaConfigEveryKey(t *testing.T) {
+	_, addr := kafkaCluster(t)
+	d := kafkaMount(t, addr, "")
+	d.sh("mkdir t && echo retention.ms=86400000 >> t/config")
+	text := d.sh("cat t/config")
+	t.Logf("config:\n%s", text)
+	got := configMap(t, d.path("t", "config"))
+	for _, k := range config.Keys() {
+		if _, ok := got[k]; !ok {
+			t.Errorf("config lacks %s:\n%s", k, text)
+		}
+		if n := strings.Count(text, "\n"+k+"="); n > 1 {
+			t.Errorf("config shows %s %d times", k, n)
+		}
+	}
+	if got["retention.ms"] != "86400000" {
+		t.Errorf("retention.ms=%s", got["retention.ms"])
+	}
+	for _, want := range []string{"\n# topic: ", " retention.ms", "\n# default: ", "\n# " + partlog.SourceAssumed + ": "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("config does not say %q:\n%s", want, text)
+		}
+	}
+	d.sh("cat t/config > /tmp/partfs-config-$$ && cat /tmp/partfs-config-$$ >> t/config; rm -f /tmp/partfs-config-$$")
+	if again := configMap(t, d.path("t", "config")); !equalMaps(again, got) {
+		t.Errorf("config written back changed it:\n%v\nwant\n%v", again, got)
 	}
 	d.stop()
 }

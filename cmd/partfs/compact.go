@@ -103,6 +103,13 @@ func compactDir(dir string, topics []string, force bool, dedupe int64, defaults 
 			return sum, fmt.Errorf("topic %q: %w", t, err)
 		}
 	}
+	unopened := unopenedPartitions(store, topics)
+	defer func() {
+		sum.Skipped = append(sum.Skipped, unopened...)
+		if err == nil && len(unopened) > 0 {
+			err = fmt.Errorf("%d partitions could not be opened, so not cleaned", len(unopened))
+		}
+	}()
 	targets := compact.Targets(store, topics...)
 	c := compact.NewCleaner(compact.Options{Logger: logger, DedupeBufferSize: dedupe})
 	var total int64
@@ -114,4 +121,22 @@ func compactDir(dir string, topics []string, force bool, dedupe int64, defaults 
 	sum, err = c.CleanAll(targets, force)
 	rep.Done(fmt.Sprintf("%d records removed", sum.RecordsRemoved))
 	return sum, err
+}
+
+// unopenedPartitions lists, with the reason, the partitions of topics (all
+// when none are named) that the store found but could not open.
+func unopenedPartitions(store *logstore.Store, topics []string) []string {
+	if len(topics) == 0 {
+		topics, _ = store.Topics()
+	}
+	var out []string
+	for _, t := range topics {
+		ns, _ := store.PartitionNumbers(t)
+		for _, n := range ns {
+			if _, err := store.Log(t, n); err != nil {
+				out = append(out, err.Error())
+			}
+		}
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,5 +112,22 @@ func TestCompactSaysWhyNot(t *testing.T) {
 	want := "not cleaned: t-0: dirty ratio 1.000 is not above min.cleanable.dirty.ratio 1 (--force cleans anyway)\ncleaned 0 of 1 compacted partitions:"
 	if !strings.HasPrefix(out.String(), want) {
 		t.Errorf("output %q, want it to start with %q", out.String(), want)
+	}
+}
+
+// TestCompactUnopenedTopicFails: a topic whose stored configuration has a
+// bad value is not opened; compact names it and exits 1, named or not.
+func TestCompactUnopenedTopicFails(t *testing.T) {
+	dir := t.TempDir()
+	writeCompactedTopic(t, dir)
+	stored := `{"version":1,"topics":{"t":{"cleanup.policy":"compact","segment.bytes":"banana"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "partfs-topics.json"), []byte(stored), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{dir, "t"}, {dir}} {
+		var out, errb bytes.Buffer
+		if code := runCompact(args, &out, &errb); code != 1 || !strings.Contains(out.String(), "t-0 not opened") {
+			t.Errorf("compact %v: exit %d\n%s%s", args, code, out.String(), errb.String())
+		}
 	}
 }

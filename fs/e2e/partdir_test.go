@@ -1,48 +1,16 @@
 package e2e
 
 import (
-	"errors"
 	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/partfs/partfs/record"
 )
-
-// TestKeyFiles: @key/K reads the latest value, > and >> append a record
-// with key K at close, rm appends a tombstone.
-func TestKeyFiles(t *testing.T) {
-	e := newEnv(t, mountOpt{})
-	e.Sh("mkdir t")
-	e.Sh("echo blue > t/0/@key/color && echo green >> t/0/@key/color && printf 'x' > t/0/@key/other")
-	if got := e.Sh("cat t/0/@key/color"); got != "green\n" {
-		t.Fatalf("@key/color = %q", got)
-	}
-	if got := e.Sh("jq -c '[.key,.value]' t/0/log.jsonl"); got != `["color","blue"]`+"\n"+`["color","green"]`+"\n"+`["other","x"]`+"\n" {
-		t.Fatalf("records %q", got)
-	}
-	e.Sh("rm t/0/@key/color")
-	if _, err := os.Stat(e.Path("t/0/@key/color")); !errors.Is(err, syscall.ENOENT) {
-		t.Fatalf("stat after rm: %v", err)
-	}
-	if got := e.Sh("tail -1 t/0/log.jsonl | jq -c '[.key,.value]'"); got != `["color",null]`+"\n" {
-		t.Fatalf("tombstone %q", got)
-	}
-	if got := e.Sh("cat t/0/log"); got != "blue\ngreen\nx\n" {
-		t.Fatalf("plain view shows the tombstone: %q", got)
-	}
-	if got := e.Sh("cat t/0/@key/other"); got != "x\n" {
-		t.Fatalf("@key/other = %q", got)
-	}
-	if _, err := e.Try("cat t/0/@key/never"); err == nil || !strings.Contains(err.Error(), "No such file") {
-		t.Fatalf("missing key: %v", err)
-	}
-}
 
 func TestMetricsFile(t *testing.T) {
 	e := newEnv(t, mountOpt{})

@@ -171,7 +171,7 @@ func (s *Store) TopicConfig(name string) ([]partlog.KV, error) {
 	if err != nil {
 		return nil, err
 	}
-	return kvs(cfg), nil
+	return kvs(cfg, t.conf), nil
 }
 
 // SetTopicConfig validates all of kv, then applies it.
