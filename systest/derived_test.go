@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/partfs/partfs/internal/testutil"
 )
@@ -281,4 +282,53 @@ func tryAppend(path, line string) error {
 	}
 	_, err = f.WriteString(line + "\n")
 	return errors.Join(err, f.Close())
+}
+
+// TestDerivedScenarios: the issue's scenarios around derived files with
+// SIGKILLs: a stored setting of a topic whose directory was away survives
+// a config write to another topic (retention.ms=-1 keeps its 2020
+// records), and a clean-shutdown marker put back after a SIGKILL opens
+// the directory without losing or misnumbering a record.
+func TestDerivedScenarios(t *testing.T) {
+	d := startFresh(t, cleanerFlags...)
+	mkTopic(t, d, "old", 1, "retention.ms=-1")
+	mkTopic(t, d, "d", 1)
+	var lines []string
+	for i := 0; i < 30; i++ {
+		lines = append(lines, fmt.Sprintf(`{"value":"o%d","timestamp":1600000000000}`, i))
+	}
+	if err := tryAppend(d.path("old", "0", "log.jsonl"), strings.Join(lines, "\n")); err != nil {
+		t.Fatal(err)
+	}
+	d.kill9()
+	away := filepath.Join(filepath.Dir(d.data), "old-0.away")
+	if err := os.Rename(filepath.Join(d.data, "old-0"), away); err != nil {
+		t.Fatal(err)
+	}
+	d.restart()
+	if err := os.WriteFile(d.path("d", "config"), []byte("segment.bytes=4096\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := 0; i < 20; i++ {
+		want = append(want, fmt.Sprintf("r%02d", i))
+		appendLine(t, d.path("d", "0", "log"), want[i])
+	}
+	d.kill9()
+	if err := os.Rename(away, filepath.Join(d.data, "old-0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d.data, ".kafka_cleanshutdown"), nil, 0o644); err != nil {
+		t.Fatal(err) // a marker the SIGKILL did not leave
+	}
+	d.restart()
+	defer d.stop()
+	time.Sleep(time.Second) // retention looks every 100 ms
+	if offs, err := jsonlOffsets(d, "old", "0"); err != nil || len(offs) != 30 {
+		t.Fatalf("old/0 after its directory came back: %d records %v\n%s", len(offs), err, tail(d.log.String(), 2000))
+	}
+	servedOrClosed(t, d, want, false)
+	want = append(want, "after")
+	appendLine(t, d.path("d", "0", "log"), "after")
+	servedOrClosed(t, d, want, false)
 }
