@@ -18,4 +18,8 @@
 // UTF-8 renders as ["k",{"b64":"..."}]; a log.jsonl line without "value" is
 // a tombstone; an empty line written to log.jsonl is invalid (EINVAL);
 // removing a topic or partition directory is refused with EPERM.
+//
+// Schema-encoded keys and values (SPEC §11) are decoded through the
+// Schemas interface (schemas.go) and encoded on write (schemas_write.go);
+// .schemas/ is schemadir.go.
 package fs

@@ -223,10 +223,12 @@ func (ly *layout) scanRendering(s *segInfo, upTo int64, w *renderer) (before [2]
 				return false
 			}
 		}
-		var plain, json int64
-		if plain, json, lerr = ly.lens(r); lerr != nil {
-			whole = false
-			return false
+		plain, json, ok := w.lensOf(r)
+		if !ok {
+			if plain, json, lerr = ly.lens(r); lerr != nil {
+				whole = false
+				return false
+			}
 		}
 		s.add(r.Offset, plain, json)
 		return true

@@ -203,6 +203,20 @@ type renderer struct {
 	stopped bool
 	seg     partlog.Segment
 	err     error // a rendering that failed (its schema source did not answer)
+	// decoded: the lengths of the last record putDecoded rendered as a
+	// JSON line, so that a scan rendering it too does not decode it again
+	decoded struct {
+		off         int64
+		plain, json int64
+	}
+}
+
+// lensOf returns r's lengths if w just rendered it as a JSON line.
+func (w *renderer) lensOf(r *record.Record) (plain, json int64, ok bool) {
+	if w == nil || w.k != jsonKind || w.decoded.off != r.Offset || w.decoded.json == 0 {
+		return 0, 0, false
+	}
+	return w.decoded.plain, w.decoded.json, true
 }
 
 // failed returns the error that stopped w, if any; nil for a nil w.
@@ -255,7 +269,19 @@ func (w *renderer) put(r *record.Record) bool {
 func (w *renderer) putDecoded(r *record.Record) bool {
 	o, cur := w.o, w.cur
 	var err error
-	if o.buf, err = o.dec.render(o.buf[:0], w.k, r); err != nil {
+	if w.k == jsonKind {
+		var vlen int
+		o.buf, vlen, err = o.dec.appendJSON(o.buf[:0], r)
+		o.buf = append(o.buf, '\n')
+		w.decoded.off, w.decoded.json, w.decoded.plain = r.Offset, int64(len(o.buf)), 0
+		if r.Value != nil {
+			w.decoded.plain = int64(vlen) + 1
+		}
+	} else {
+		o.buf, err = o.dec.render(o.buf[:0], w.k, r)
+	}
+	if err != nil {
+		w.decoded.json = 0
 		w.err, w.stopped = err, true
 		return false
 	}

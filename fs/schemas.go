@@ -110,6 +110,9 @@ func (d *decoder) appendJSON(dst []byte, r *record.Record) ([]byte, int, error) 
 	if err != nil {
 		return dst, 0, err
 	}
+	if len(r.Headers) == 0 {
+		return append(dst, noHeaders...), vlen, nil
+	}
 	return append(dst, headersJSON(r.Headers)...), vlen, nil
 }
 
@@ -117,6 +120,9 @@ func (d *decoder) appendJSON(dst []byte, r *record.Record) ([]byte, int, error) 
 // with zero offset and timestamp and null key and value; what follows it
 // is the headers' part.
 const emptyPrefix = `{"offset":0,"timestamp":0,"key":null,"value":null`
+
+// noHeaders is headersJSON of no headers.
+const noHeaders = `,"headers":[]}`
 
 func headersJSON(h []record.Header) []byte {
 	return jsonl.Append(nil, &record.Record{Headers: h})[len(emptyPrefix):]
@@ -157,6 +163,9 @@ func appendProblem(dst []byte, name, problem string) []byte {
 // appendPlainField is jsonl.Append's rendering of one key or value
 // field (a string, null, or "_b64").
 func appendPlainField(dst []byte, name string, v []byte) []byte {
+	if v == nil {
+		return append(append(append(dst, `,"`...), name...), `":null`...)
+	}
 	r := record.Record{Value: v}
 	obj := jsonl.Append(nil, &r) // {"offset":0,"timestamp":0,"key":null,"value":...,"headers":[]}
 	field := obj[len(`{"offset":0,"timestamp":0,"key":null,`) : len(obj)-len(`,"headers":[]}`)]

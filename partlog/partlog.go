@@ -30,8 +30,8 @@
 //     the segment. A backend without segment files (a cluster) still cuts
 //     the partition into offset ranges with these rules; its Size is a
 //     measure of the range's content that obeys them, and its Slot places
-//     each range on a fixed lattice of positions, so that fs places a range
-//     without reading those before it.
+//     each range on a fixed lattice of positions, so that fs can place a
+//     range without reading all those before it.
 //   - Reopen. IDs need not survive a reopen of the store; Stamps do: a
 //     segment keeps its Stamp while it keeps its ID, also across a reopen
 //     while its content only grows, and a segment whose content was
@@ -83,6 +83,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 )
@@ -90,7 +91,7 @@ import (
 // Errors shared by every backend. fs/ maps them to errno in one place.
 var (
 	ErrNotFound = errors.New("not found")         // ENOENT
-	ErrInvalid  = errors.New("invalid argument")  // EINVAL
+	ErrInvalid  = config.ErrInvalid               // EINVAL; every error of package config wraps it
 	ErrTooLarge = errors.New("record too large")  // EFBIG
 	ErrReadOnly = errors.New("read-only")         // EROFS
 	ErrExists   = errors.New("already exists")    // EEXIST

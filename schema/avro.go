@@ -11,6 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/hamba/avro/v2"
 
@@ -43,17 +46,22 @@ func parseAvro(text string, refs []string) (*avroCodec, error) {
 	return &avroCodec{s: s}, nil
 }
 
+// decoders are avroDecoders to reuse: a hamba Reader and a string
+// buffer each.
+var decoders = sync.Pool{New: func() any {
+	return &avroDecoder{r: avro.NewReader(nil, 0, avro.WithReaderConfig(avroAPI))}
+}}
+
 func (c *avroCodec) appendJSON(dst, data []byte) ([]byte, error) {
-	r := avro.NewReader(nil, 0, avro.WithReaderConfig(avroAPI)).Reset(data)
-	d := avroDecoder{r: r, budget: 8*len(data) + 1024}
+	d := decoders.Get().(*avroDecoder)
+	defer decoders.Put(d)
+	d.r.Reset(data)
+	d.r.Error, d.err, d.size, d.budget = nil, nil, len(data), 8*len(data)+1024
 	dst = d.value(dst, c.s)
-	if r.Error != nil {
-		return dst, fmt.Errorf("avro: %w", r.Error)
+	if d.r.Error != nil {
+		return dst, fmt.Errorf("avro: %w", d.r.Error)
 	}
-	if d.err != nil {
-		return dst, d.err
-	}
-	return dst, nil
+	return dst, d.err
 }
 
 // avroDecoder writes the JSON of Avro binary data. budget bounds the
@@ -62,7 +70,27 @@ func (c *avroCodec) appendJSON(dst, data []byte) ([]byte, error) {
 type avroDecoder struct {
 	r      *avro.Reader
 	budget int
+	size   int    // of the payload: no string or bytes is longer
+	buf    []byte // a string's or bytes' content, read without allocating
 	err    error
+}
+
+// bytes reads a string or bytes into d.buf, valid until the next call.
+func (d *avroDecoder) bytes() []byte {
+	n := d.r.ReadLong()
+	if d.failed() {
+		return nil
+	}
+	if n < 0 || n > int64(d.size) {
+		d.err = fmt.Errorf("avro: a string or bytes of %d bytes in a payload of %d", n, d.size)
+		return nil
+	}
+	if cap(d.buf) < int(n) {
+		d.buf = make([]byte, n, max(n, 256))
+	}
+	d.buf = d.buf[:n]
+	d.r.Read(d.buf)
+	return d.buf
 }
 
 func (d *avroDecoder) failed() bool { return d.r.Error != nil || d.err != nil }
@@ -114,7 +142,7 @@ func (d *avroDecoder) value(dst []byte, s avro.Schema) []byte {
 				dst = append(dst, ',')
 			}
 			n++
-			dst = jsonl.AppendString(dst, r.ReadString())
+			dst = appendString(dst, d.bytes())
 			dst = append(dst, ':')
 			dst = d.value(dst, s.Values())
 		})
@@ -174,9 +202,13 @@ func (d *avroDecoder) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
 	case avro.Double:
 		return appendFloat(dst, r.ReadDouble(), 64)
 	case avro.String:
-		return jsonl.AppendString(dst, r.ReadString())
+		b := d.bytes()
+		if !utf8.Valid(b) && !d.failed() {
+			d.err = errors.New("avro: a string that is not UTF-8")
+		}
+		return appendString(dst, b)
 	case avro.Bytes:
-		b := r.ReadBytes()
+		b := d.bytes()
 		if l, ok := s.Logical().(*avro.DecimalLogicalSchema); ok {
 			return appendDecimal(dst, b, l.Scale())
 		}
@@ -184,6 +216,10 @@ func (d *avroDecoder) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
 	}
 	d.err = fmt.Errorf("avro: unsupported type %s", s.Type())
 	return dst
+}
+
+func appendString(dst, b []byte) []byte {
+	return jsonl.AppendString(dst, unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 func appendBase64(dst, b []byte) []byte {

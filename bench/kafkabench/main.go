@@ -53,17 +53,17 @@ func main() {
 		bu.Sh(fmt.Sprintf("mkdir %s/kc1 && kcat -b %s -P -t kc1 -p 0 -l %s", mnt, addr, in))
 		d.Stop()
 		d = mount(mnt, addr, filepath.Join(dir, "cache2"))
-		lookupLatency(mnt, "kc1", "fresh mount")
+		lookupLatency(addr, mnt, "kc1", "fresh mount")
 		bu.Sh(fmt.Sprintf("cat %s/kc1/0/log > /dev/null", mnt))
-		lookupLatency(mnt, "kc1", "log read")
+		lookupLatency(addr, mnt, "kc1", "log read")
 		d.Stop()
 		return
 	}
 	throughput(addr, mnt, in, size)
-	lookupLatency(mnt, "kc1", "log read")
+	lookupLatency(addr, mnt, "kc1", "log read")
 	d.Stop()
 	d = mount(mnt, addr, filepath.Join(dir, "cache2"))
-	lookupLatency(mnt, "kc1", "fresh mount")
+	lookupLatency(addr, mnt, "kc1", "fresh mount")
 	tailLatency(addr, mnt, "kc1")
 	d.Stop()
 	rss(addr, dir)
@@ -140,22 +140,48 @@ var lookupRounds int64
 // T (each a lookup, an open and a read) of a partition, on a fresh mount
 // (nothing of it placed: each lookup reads its window up to N) or after
 // its log was read whole.
-func lookupLatency(mnt, topic, state string) {
+//
+// Baselines of the same run, interleaved with the lookups: head -1 of log
+// (an open and a read of the mount that looks nothing up) and, for every
+// fourth N and T, kcat -o N -c 1 and kcat -o s@T -c 1 (what a user
+// would run instead; a process and a connection each).
+func lookupLatency(addr, mnt, topic, state string) {
 	part := filepath.Join(mnt, topic, "0")
 	lookupRounds++ // names not looked up before
 	rng := rand.New(rand.NewSource(lookupRounds))
-	var off, tm []time.Duration
+	var off, tm, head, kOff, kTm []time.Duration
 	first, last := timestamps(part)
+	kcat := func(o string) time.Duration {
+		return bu.Sh(fmt.Sprintf("kcat -b %s -C -t %s -p 0 -o %s -c 1 -e -q > /dev/null", addr, topic, o))
+	}
 	for i := 0; i < *lookups; i++ {
 		n := rng.Int63n(int64(*records))
 		off = append(off, firstLine(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), fmt.Sprintf("%010d", n)))
 		ts := first + rng.Int63n(max(last-first, 1))
 		tm = append(tm, firstLine(filepath.Join(part, "@time", strconv.FormatInt(ts, 10)+".jsonl"), `{"offset":`))
+		head = append(head, firstLine(filepath.Join(part, "log"), ""))
+		if i%4 == 0 {
+			kOff, kTm = append(kOff, kcat(strconv.FormatInt(n, 10))), append(kTm, kcat("s@"+strconv.FormatInt(ts, 10)))
+		}
 	}
-	p50, p95 := bu.Percentiles(off)
-	fmt.Printf("%-46s p50 %.2f ms p95 %.2f ms (target p50 <= 5 ms)\n", fmt.Sprintf("partfs: head -1 @offset/N (%d records, %s)", *records, state), bu.MS(p50), bu.MS(p95))
-	p50, p95 = bu.Percentiles(tm)
-	fmt.Printf("%-46s p50 %.2f ms p95 %.2f ms (target p50 <= 5 ms)\n", fmt.Sprintf("partfs: head -1 @time/T.jsonl (%d records, %s)", *records, state), bu.MS(p50), bu.MS(p95))
+	load := bu.LoadAvg()
+	h50, _ := bu.Percentiles(head)
+	fmt.Printf("%-46s p50 %.2f ms (baseline, load %s)\n", "partfs: head -1 log", bu.MS(h50), load)
+	for _, f := range []struct {
+		name     string
+		ds, kcat []time.Duration
+		kcatName string
+	}{
+		{"@offset/N", off, kOff, "kcat -o N -c 1"},
+		{"@time/T.jsonl", tm, kTm, "kcat -o s@T -c 1"},
+	} {
+		k50, _ := bu.Percentiles(f.kcat)
+		fmt.Printf("%-46s p50 %.2f ms (baseline, %d runs)\n", f.kcatName, bu.MS(k50), len(f.kcat))
+		p50, p95 := bu.Percentiles(f.ds)
+		fmt.Printf("%-46s p50 %.2f ms p95 %.2f ms (target p50 <= 5 ms); %.2fx head -1 log, %.2fx kcat; load %s\n",
+			fmt.Sprintf("partfs: head -1 %s (%d records, %s)", f.name, *records, state), bu.MS(p50), bu.MS(p95),
+			bu.MS(p50)/bu.MS(h50), bu.MS(p50)/bu.MS(k50), load)
+	}
 }
 
 // timestamps returns the first and the largest record timestamp of part.

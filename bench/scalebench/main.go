@@ -61,11 +61,8 @@ func main() {
 	fmt.Printf("load at end: %s", loadavg())
 }
 
-// loadavg is /proc/loadavg.
-func loadavg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	return string(b)
-}
+// loadavg is the load averages, with a line end.
+func loadavg() string { return bu.LoadAvg() + "\n" }
 
 // mountPartfs mounts data on mnt with the partfs daemon.
 func mountPartfs(data, mnt string) *bu.Daemon {

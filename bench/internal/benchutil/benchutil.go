@@ -261,3 +261,10 @@ func WarmFree(dir string, n int64) {
 		Die(err)
 	}
 }
+
+// LoadAvg is the 1, 5 and 15 minute load averages of /proc/loadavg.
+func LoadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
