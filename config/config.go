@@ -2,8 +2,7 @@
 // names, their defaults, their validation and their text form (the
 // `config` file of the mount shows and takes `key=value` lines). It
 // imports only compression, for the codecs of compression.type. Errors
-// wrap ErrInvalid; callers that serve the filesystem wrap that again in
-// partlog.ErrInvalid (EINVAL).
+// wrap ErrInvalid, which partlog shares as its ErrInvalid (EINVAL).
 package config
 
 import (
@@ -14,8 +13,10 @@ import (
 	"strings"
 )
 
-// ErrInvalid is matched by every error about an unknown key or a bad value.
-var ErrInvalid = errors.New("invalid topic configuration")
+// ErrInvalid is matched by every error about an unknown key or a bad
+// value. It is partlog.ErrInvalid (EINVAL) itself, so backends return
+// config's errors as they are.
+var ErrInvalid = errors.New("invalid argument")
 
 // Topic is the effective configuration of a topic, one field per property.
 type Topic struct {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -28,7 +27,7 @@ func toErrno(err error) syscall.Errno {
 		return errno
 	case errors.Is(err, partlog.ErrNotFound):
 		return syscall.ENOENT
-	case errors.Is(err, partlog.ErrInvalid), errors.Is(err, config.ErrInvalid):
+	case errors.Is(err, partlog.ErrInvalid):
 		return syscall.EINVAL
 	case errors.Is(err, partlog.ErrTooLarge):
 		return syscall.EFBIG

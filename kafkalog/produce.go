@@ -109,7 +109,7 @@ func (l *Log) wrote() {
 func (a *encoding) encode(recs []record.Record, conf *topicConf, now int64) ([]int32, error) {
 	codec, err := conf.Codec()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
+		return nil, err
 	}
 	// Under LogAppendTime the broker stamps the batch, as it does for
 	// Kafka's own producer: the batch goes as CreateTime.

@@ -363,7 +363,7 @@ func (s *Store) precheck(topic string, kv []partlog.KV) error {
 	for _, c := range kv {
 		if config.Known(c.Key) {
 			if err := t.Set(c.Key, c.Value); err != nil {
-				return fmt.Errorf("topic %s: %w: %w", topic, partlog.ErrInvalid, err)
+				return fmt.Errorf("topic %s: %w", topic, err)
 			}
 		} else if !listed[c.Key] {
 			return fmt.Errorf("topic %s: unknown config %q: %w", topic, c.Key, partlog.ErrInvalid)

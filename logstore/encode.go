@@ -284,7 +284,7 @@ func (l *Log) batchOptions(nowMs int64) (record.BatchOptions, error) {
 	opt := record.BatchOptions{DefaultTimestampMs: nowMs}
 	c, err := l.cfg.Codec()
 	if err != nil {
-		return opt, fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
+		return opt, err
 	}
 	opt.Codec = c
 	if l.cfg.LogAppendTime() {

@@ -186,7 +186,7 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	}
 	for _, p := range kv {
 		if !config.Known(p.Key) {
-			return fmt.Errorf("%w: %w: unknown property %q", partlog.ErrInvalid, config.ErrInvalid, p.Key)
+			return fmt.Errorf("%w: unknown property %q", config.ErrInvalid, p.Key)
 		}
 	}
 	next := make(map[string]string, len(t.overrides)+len(kv))
@@ -198,10 +198,7 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	}
 	cfg, err := st.topicConfig(t.storedWith(next))
 	if err != nil {
-		if errors.Is(err, partlog.ErrInvalid) || errors.Is(err, config.ErrInvalid) {
-			return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
-		}
-		return fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
+		return err // config's errors are partlog.ErrInvalid
 	}
 	oldRaw, hadRaw := st.stored.raw[name]
 	oldSum, hadSum := st.stored.sums[name]

@@ -83,6 +83,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
 )
@@ -90,7 +91,7 @@ import (
 // Errors shared by every backend. fs/ maps them to errno in one place.
 var (
 	ErrNotFound = errors.New("not found")         // ENOENT
-	ErrInvalid  = errors.New("invalid argument")  // EINVAL
+	ErrInvalid  = config.ErrInvalid               // EINVAL; every error of package config wraps it
 	ErrTooLarge = errors.New("record too large")  // EFBIG
 	ErrReadOnly = errors.New("read-only")         // EROFS
 	ErrExists   = errors.New("already exists")    // EEXIST

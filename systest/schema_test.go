@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -185,6 +186,46 @@ func produceRaw(t *testing.T, addr, topic string, v []byte) {
 	}
 	defer cl.Close()
 	if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: topic, Value: v}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSchemaClusterTopic: on a cluster mount without --schema-registry,
+// schemas come from the cluster's _schemas topic (as Schema Registry
+// writes it), including one registered while mounted; .schemas/ lists
+// them and registers into that topic.
+func TestSchemaClusterTopic(t *testing.T) {
+	_, addr := kafkaCluster(t, kfake.SeedTopics(1, "_schemas", "pets"))
+	put := func(subject string, version, id int, schema string) {
+		key := fmt.Sprintf(`{"keytype":"SCHEMA","subject":%q,"version":%d,"magic":1}`, subject, version)
+		val, _ := json.Marshal(map[string]any{"subject": subject, "version": version, "id": id, "schema": schema, "deleted": false})
+		produceRecord(t, addr, &kgo.Record{Topic: "_schemas", Key: []byte(key), Value: val})
+	}
+	put("pets-value", 1, 11, `{"type":"record","name":"Pet","fields":[{"name":"name","type":"string"}]}`)
+	produceRaw(t, addr, "pets", []byte{0, 0, 0, 0, 11, 6, 'r', 'e', 'x'})
+	d := kafkaMount(t, addr, "")
+	if got := d.sh("cat pets/0/log"); got != "{\"name\":\"rex\"}\n" {
+		t.Fatalf("log: %q", got)
+	}
+	put("pets-key", 1, 12, `"string"`)
+	produceRecord(t, addr, &kgo.Record{Topic: "pets", Key: []byte{0, 0, 0, 0, 12, 2, 'k'}, Value: []byte{0, 0, 0, 0, 11, 2, 'x'}})
+	if got := d.sh("tail -1 pets/0/log.jsonl"); !strings.Contains(got, `"key":"k","key_schema_id":12,"value":{"name":"x"},"value_schema_id":11`) {
+		t.Fatalf("log.jsonl: %q", got)
+	}
+	d.sh(`echo '{"name":"ivy"}' >> pets/0/log && ls .schemas/pets-value`)
+	if got := d.sh("tail -1 pets/0/log"); got != "{\"name\":\"ivy\"}\n" {
+		t.Fatalf("written: %q", got)
+	}
+}
+
+func produceRecord(t *testing.T, addr string, r *kgo.Record) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(context.Background(), r).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -13,22 +13,18 @@ import (
 func baseConfig(mount map[string]string) (config.Topic, error) {
 	base, err := config.Apply(config.Defaults(), mount)
 	if err != nil {
-		return config.Defaults(), fmt.Errorf("mount config defaults: %w: %w", partlog.ErrInvalid, err)
+		return config.Defaults(), fmt.Errorf("mount config defaults: %w", err)
 	}
 	return base, nil
 }
 
 // topicConfig is the effective configuration of overrides on the base;
-// config validates every value (the error wraps partlog.ErrInvalid).
+// config validates every value (its errors are partlog.ErrInvalid).
 func (s *Store) topicConfig(overrides map[string]string) (config.Topic, error) {
 	if s.baseErr != nil {
 		return config.Topic{}, s.baseErr
 	}
-	cfg, err := config.Apply(s.base, overrides)
-	if err != nil {
-		return config.Topic{}, fmt.Errorf("%w: %w", partlog.ErrInvalid, err)
-	}
-	return cfg, nil
+	return config.Apply(s.base, overrides)
 }
 
 // kvs lists every property of cfg with its value and source (set: the
