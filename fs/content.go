@@ -309,7 +309,11 @@ func (p *part) statText() ([]byte, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		// a partition whose reads fail (damaged data, EIO) still shows
+		// its offsets; only the gaps, which need its renderings, are unknown
+		p.lg.WithError(err).WithField("file", "stat").Warn("gap_bytes unknown: the partition's records could not be read")
+		line("gap_bytes_exact", false)
+		return b.Bytes(), nil
 	}
 	line("gap_bytes", gap) // of log: bytes st_size counts that no record fills
 	if !exact {

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hamba/avro/v2"
@@ -34,6 +36,10 @@ type Options struct {
 // Source, cached by ID. It is safe for concurrent use.
 type Codecs struct {
 	opt Options
+
+	// resolved holds the entries resolved for good, copied on write:
+	// a record's lookup takes no lock
+	resolved atomic.Pointer[map[int]*entry]
 
 	mu     sync.Mutex
 	ids    map[int]*entry     // REQUIRES: mu held
@@ -144,6 +150,11 @@ func (k *codec) appendJSON(dst, data []byte) ([]byte, error) {
 // entry returns the resolved entry of id, resolving it (once, for all
 // callers) if needed.
 func (c *Codecs) entry(id int) (*entry, error) {
+	if m := c.resolved.Load(); m != nil {
+		if e, ok := (*m)[id]; ok {
+			return e, nil
+		}
+	}
 	c.mu.Lock()
 	e, ok := c.ids[id]
 	if !ok {
@@ -152,6 +163,9 @@ func (c *Codecs) entry(id int) (*entry, error) {
 		c.mu.Unlock()
 		c.resolve(e)
 		close(e.done)
+		if e.retry == nil {
+			c.publish(e)
+		}
 	} else {
 		c.mu.Unlock()
 		<-e.done
@@ -165,6 +179,18 @@ func (c *Codecs) entry(id int) (*entry, error) {
 		return nil, e.retry
 	}
 	return e, nil
+}
+
+// publish adds e to the resolved entries.
+func (c *Codecs) publish(e *entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := map[int]*entry{}
+	if old := c.resolved.Load(); old != nil {
+		maps.Copy(m, *old)
+	}
+	m[e.id] = e
+	c.resolved.Store(&m)
 }
 
 // resolve looks e's ID up and builds its codec.

@@ -103,16 +103,22 @@ func TestKafkaLeaderKilled(t *testing.T) {
 		}
 	}()
 	var killed []int32
+	deadline := time.Now().Add(2 * time.Minute)
 	for _, at := range []int64{150, 350} {
-		for acked.Load() < at {
-			time.Sleep(time.Millisecond)
+		if !waitAcked(&acked, at, writeErr, deadline) {
+			break // the writer stopped or stalled: its error is reported below
 		}
 		leader := c.LeaderFor("t", 0)
 		killBroker(t, c, leader, &dead)
 		killed = append(killed, leader)
 	}
-	if err := <-writeErr; err != nil {
-		t.Fatalf("after killing brokers %v: %v\n%s", killed, err, tail(d.log.String(), 3000))
+	select {
+	case err := <-writeErr:
+		if err != nil {
+			t.Fatalf("after killing brokers %v: %v\n%s", killed, err, tail(d.log.String(), 3000))
+		}
+	case <-time.After(time.Until(deadline)):
+		t.Fatalf("after killing brokers %v the writes stalled at %d of %d\n%s", killed, acked.Load(), n, tail(d.log.String(), 3000))
 	}
 	close(stopReads)
 	if err := <-readErrs; err != nil {
@@ -134,4 +140,17 @@ func TestKafkaLeaderKilled(t *testing.T) {
 	t.Logf("killed brokers %v (the leader each time); slowest write() %v; %d full reads during the writes", killed, slowest, reads.Load())
 	f.Close()
 	d.stop()
+}
+
+// waitAcked waits until the writer has acknowledged at lines, reporting false
+// when the writer failed first (its error stays in writeErr for the caller) or
+// the deadline passed.
+func waitAcked(acked *atomic.Int64, at int64, writeErr chan error, deadline time.Time) bool {
+	for acked.Load() < at {
+		if len(writeErr) > 0 || time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
 }
