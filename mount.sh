@@ -6,7 +6,7 @@
 #                                       mount answers
 #   ./mount.sh -u [MOUNTPOINT]          unmount cleanly (the daemon flushes, writes
 #                                       checkpoints and the clean-shutdown marker);
-#                                       files still open get ENOTCONN after 5 s
+#                                       files still open get ENOTCONN after 2 s
 #   ./mount.sh --kafka HOST:PORT[,...] [MOUNTPOINT]   mount a Kafka cluster instead (docs/spec.md §9)
 # Extra daemon flags can be given in PARTFS_FLAGS (e.g. "--read-only --config retention.ms=-1").
 # The daemon logs to MOUNTPOINT's sibling file .partfs-<name>.log (PARTFS_LOG overrides).

@@ -309,6 +309,9 @@ func (l *Log) loadClean(side map[int64]sidecarSegment) error {
 			err := s.checkEntry(e, limit, i == len(l.segs)-1)
 			if err == nil {
 				s.next, s.records, s.maxTs, s.offMaxTs = e.Next, e.Records, e.MaxTs, e.OffMaxTs
+				if err := l.indexesWithin(s, i == len(l.segs)-1); errors.Is(err, errMisnamed) {
+					return err
+				}
 				continue
 			}
 			l.logger.WithError(err).WithField("segment", s.path).WithField("file", l.segmentsSidecarPath()).
@@ -316,6 +319,9 @@ func (l *Log) loadClean(side map[int64]sidecarSegment) error {
 		}
 		if i+1 < len(l.segs) {
 			s.next = l.segs[i+1].base
+			if err := l.indexesWithin(s, false); errors.Is(err, errMisnamed) {
+				return err
+			}
 		} else if err := l.scanTail(s); err != nil {
 			l.logger.WithError(err).Warn("active segment tail unreadable on a clean open: recovering it")
 			if err := l.recoverSegment(s, true); errors.Is(err, errMisnamed) {
@@ -324,6 +330,28 @@ func (l *Log) loadClean(side map[int64]sidecarSegment) error {
 		}
 	}
 	return nil
+}
+
+// indexesWithin cross-checks s's indexes with its end, now known: their
+// last entries (cached: nothing is read) name offsets below s.next (an
+// index of another segment, or an older copy, may not; positions are
+// checked when a lookup uses them); one that does not is rebuilt from the
+// segment, with a log line. REQUIRES: mu
+// held or the log not shared.
+func (l *Log) indexesWithin(s *segment, active bool) error {
+	off := s.oidx.LastOffset()
+	_, toff := s.tidx.LastEntry()
+	var err error
+	switch {
+	case s.oidx.Entries() > 0 && off >= s.next:
+		err = fmt.Errorf("%s: last offset index entry names offset %d, the segment ends before %d", s.path, off, s.next)
+	case s.tidx.Entries() > 0 && toff >= s.next:
+		err = fmt.Errorf("%s: last time index entry names offset %d, the segment ends before %d", s.path, toff, s.next)
+	default:
+		return nil
+	}
+	l.logger.WithError(err).Warn("index disagrees with its segment on a clean open: rebuilding it")
+	return l.recoverSegment(s, active)
 }
 
 // cheapIndexCheck is Kafka's sanity check on load, from the cached last

@@ -13,9 +13,9 @@ import (
 
 // TestUnmountScriptWithFileOpen: `mount.sh -u` while `tail -f` holds a
 // file open, on a machine where fusectl is not where the daemon looks
-// (PARTFS_FUSECTL_DIR): the daemon detaches, serves the open file 5 s
+// (PARTFS_FUSECTL_DIR): the daemon detaches, serves the open file 2 s
 // more, mounts fusectl on a directory of its own to abort the connection,
-// and exits 0; mount.sh says "unmounted" within 8 s, tail gets an error,
+// and exits 0; mount.sh says "unmounted" within 5 s, tail gets an error,
 // and no fusectl mount of the daemon's is left behind.
 func TestUnmountScriptWithFileOpen(t *testing.T) {
 	testutil.NeedFUSE(t)
@@ -44,8 +44,8 @@ func TestUnmountScriptWithFileOpen(t *testing.T) {
 	if err != nil || !strings.Contains(out, "unmounted "+d.mnt) {
 		t.Fatalf("mount.sh -u: %v %q\n%s", err, out, tail(d.log.String(), 2000))
 	}
-	if took > 8*time.Second {
-		t.Errorf("mount.sh -u took %v with a file open, want under 8 s", took)
+	if took > 5*time.Second {
+		t.Errorf("mount.sh -u took %v with a file open, want under 5 s", took)
 	}
 	select {
 	case <-d.done:

@@ -13,11 +13,12 @@ import (
 )
 
 // unmountGrace is how long a mount told to stop keeps serving files that
-// are still open (it is detached at once, so nothing new is opened)
+// are still open, short enough that the whole unmount ends within 5 s (it
+// is detached at once, so nothing new is opened)
 // before it aborts its FUSE connection: their callers then get ENOTCONN,
 // while the requests in flight are finished first (the server's loops end
 // only after them, and the store is closed after that).
-const unmountGrace = 5 * time.Second
+const unmountGrace = 2 * time.Second
 
 // fusectlDir is where the fusectl filesystem is looked for first
 // (PARTFS_FUSECTL_DIR overrides it, so tests can act as a machine where it
