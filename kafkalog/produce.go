@@ -99,9 +99,14 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 	return first, nil
 }
 
-// wrote makes the next look at the offsets ask the cluster.
+// wrote makes the next look at the offsets ask the cluster and closes
+// the channel of Changed: an append of this mount is a change at once
+// (partlog.Log's Changed), not only once a later look sees the offsets move.
 func (l *Log) wrote() {
 	l.stale()
+	l.mu.Lock()
+	l.announce()
+	l.mu.Unlock()
 }
 
 // encode fills a.buf with recs as batches (a.ends) and returns the record
