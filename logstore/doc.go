@@ -25,4 +25,12 @@
 // from the logstore-segments.partfs sidecar written at clean close, and any
 // segment without a trusted count is counted lazily, once, by the first Stats
 // call that needs it.
+//
+// Files are grouped by what they serve: store_* the data directory (open,
+// load, topics, checkpoints, the KRaft metadata read, options); log_* one
+// partition's Log, with log_append_* the write path (encode, pipe, roll,
+// undo) and log_read_* the read path (locate, scan, mapped reads, time
+// lookups); segment_* one segment's files (indexes, .txnindex, identity,
+// stamp, the files fs lists); recovery_* what an open repairs; maint_*
+// background work (flush timers, retention, the cleaner's swap).
 package logstore
