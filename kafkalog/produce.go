@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"sync"
+	"time"
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -99,9 +100,14 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 	return first, nil
 }
 
-// wrote makes the next look at the offsets ask the cluster.
+// wrote makes the next look at the offsets ask the cluster and closes
+// Changed: an append through this Log is a change even before anyone
+// asks the cluster for the offsets (partlog's Changes rule).
 func (l *Log) wrote() {
-	l.stale()
+	l.mu.Lock()
+	l.at = time.Time{}
+	l.announce()
+	l.mu.Unlock()
 }
 
 // encode fills a.buf with recs as batches (a.ends) and returns the record
