@@ -109,6 +109,10 @@ func (n *keyNode) latest() ([]byte, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
+	if dec := n.p.ly.dec; dec.decodes(&rec) {
+		out, err := dec.render(nil, plainKind, &rec)
+		return out, err == nil, err
+	}
 	return append(bytes.Clone(rec.Value), '\n'), true, nil
 }
 
@@ -229,6 +233,13 @@ func (h *keyHandle) flushLocked() error {
 	}
 	v := bytes.TrimSuffix(h.data, []byte{'\n'})
 	h.data, h.dirty = nil, false
+	if value, _, err := h.n.p.encodes(); err != nil {
+		return err
+	} else if value {
+		if v, err = h.n.p.encodeValue(false, v); err != nil {
+			return err
+		}
+	}
 	return h.n.p.append([]record.Record{{Key: []byte(h.n.key), Value: v}})
 }
 

@@ -384,14 +384,15 @@ func (ly *layout) gapless(k kind) bool {
 // gaps returns how many bytes of stream k up to its end hold no record:
 // those before the first segment's range (removed by retention) and
 // between a segment's rendered content and the next segment's range.
-// Segments not wholly rendered are rendered first when there are at most
-// placeScans of them; otherwise exact is false, their unrendered records
-// count as gap and the figure is an upper bound. REQUIRES: mu held,
-// after sync.
+// Segments not wholly rendered whose successors have slots (windows of a
+// cluster) are rendered first when there are at most placeScans of them;
+// otherwise, or without slots (a local segment, which may be large), exact
+// is false, their unrendered records count as gap and the figure is an
+// upper bound. REQUIRES: mu held, after sync.
 func (ly *layout) gaps(k kind) (bytes int64, exact bool, err error) {
 	var unread []*segInfo
-	for _, s := range ly.segs {
-		if s.next < s.snap.Next {
+	for i, s := range ly.segs[:len(ly.segs)-1] {
+		if s.next < s.snap.Next && ly.segs[i+1].snap.Slot > 0 {
 			unread = append(unread, s)
 		}
 	}

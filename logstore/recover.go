@@ -33,15 +33,20 @@ func (l *Log) recoverFrom(rp int64) error {
 		s.next = l.segs[i+1].base
 		s.maxTs, s.offMaxTs = s.tidx.LastEntry()
 	}
+	cut := false
 	for i := from; i < len(l.segs); i++ {
-		if cut := l.recoverSegment(l.segs[i], i == len(l.segs)-1); errors.Is(cut, errMisnamed) {
-			return cut
-		} else if cut != nil {
-			l.dropAfter(i, cut)
+		if err := l.recoverSegment(l.segs[i], i == len(l.segs)-1); errors.Is(err, errMisnamed) {
+			return err
+		} else if err != nil {
+			l.dropAfter(i, err)
+			cut = true
 			break
 		}
 	}
-	if !l.readOnly {
+	// Records past the recovery point, or a cut, are made durable now; a
+	// partition that held nothing past it (nothing was written since the
+	// checkpoint) has only rebuilt indexes, which its clean close syncs.
+	if !l.readOnly && (cut || l.endLocked() > rp) {
 		return l.syncRecovered(from)
 	}
 	return nil

@@ -26,7 +26,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	bu "github.com/partfs/partfs/bench/internal/benchutil"
@@ -113,9 +112,16 @@ func makeLayout(mnt string, t, p int) {
 }
 
 // appendAll appends the line "word topic/partition" to every partition.
-func appendAll(mnt string, t, p int, word string) {
+func appendAll(mnt string, t, p int, word string) { appendEvery(mnt, t, p, 1, word, nil) }
+
+// appendEvery appends the line "word topic/partition" to every stride-th
+// partition of each topic, adding it to want (by log path) when not nil.
+func appendEvery(mnt string, t, p, stride int, word string, want map[string]string) {
 	for i := 0; i < t; i++ {
-		for j := 0; j < p; j++ {
+		for j := 0; j < p; j += stride {
+			if want != nil {
+				want[filepath.Join(mnt, topicName(i), fmt.Sprint(j), "log")] += fmt.Sprintf("%s %d/%d\n", word, i, j)
+			}
 			f, err := os.OpenFile(filepath.Join(mnt, topicName(i), fmt.Sprint(j), "log"), os.O_WRONLY|os.O_APPEND, 0)
 			must(err)
 			_, err = fmt.Fprintf(f, "%s %d/%d\n", word, i, j)
@@ -140,16 +146,16 @@ func listAll(mnt string, t int) int {
 	return n
 }
 
-// checkAll reads every partition's log and checks it holds want lines,
-// the last one the line appendAll wrote with word.
-func checkAll(mnt string, t, p, want int, word string) {
+// checkAll reads every partition's log and checks it holds what want
+// says (by log path).
+func checkAll(mnt string, t, p int, want map[string]string) {
 	for i := 0; i < t; i++ {
 		for j := 0; j < p; j++ {
-			b, err := os.ReadFile(filepath.Join(mnt, topicName(i), fmt.Sprint(j), "log"))
+			path := filepath.Join(mnt, topicName(i), fmt.Sprint(j), "log")
+			b, err := os.ReadFile(path)
 			must(err)
-			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-			if len(lines) != want || lines[want-1] != fmt.Sprintf("%s %d/%d", word, i, j) {
-				bu.Die(fmt.Errorf("%s/%d: %d lines, last %q (want %d, %q)", topicName(i), j, len(lines), lines[len(lines)-1], want, word))
+			if string(b) != want[path] {
+				bu.Die(fmt.Errorf("%s: %q, want %q", path, b, want[path]))
 			}
 		}
 	}
@@ -200,25 +206,34 @@ func runScale(dir string, t, p, rounds int) float64 {
 	perPart := float64((setup + stop).Microseconds()) / float64(n)
 	fmt.Printf("%-52s %8.0f ms (%.1f us a partition); stop %.0f ms\n", "partfs: mount, create, append, list", bu.MS(setup), perPart, bu.MS(stop))
 
-	lines := 1
+	want := map[string]string{}
+	for i := 0; i < t; i++ { // what makeLayout wrote
+		for j := 0; j < p; j++ {
+			want[filepath.Join(mnt, topicName(i), fmt.Sprint(j), "log")] = fmt.Sprintf("first %d/%d\n", i, j)
+		}
+	}
 	var refStop, refStart, pStop, pStart, pKill []float64
 	for r := 0; r < rounds; r++ {
 		rd, rs := started(func() *bu.Daemon { return bu.Mount(rmnt, *baselineBin, "-dir", ref, rmnt) }, lastLog(rmnt, t, p))
 		listAll(rmnt, t)
 		rt := stopped(rd)
 
+		// a clean start, a listing of every topic, a clean stop
 		d, ps := started(func() *bu.Daemon { return mountPartfs(data, mnt) }, lastLog(mnt, t, p))
 		if got := listAll(mnt, t); got != n {
 			bu.Die(fmt.Errorf("listed %d partitions, want %d", got, n))
 		}
-		appendAll(mnt, t, p, fmt.Sprintf("round%d", r))
-		lines++
+		pt := stopped(d)
+		// appends to every tenth partition, SIGKILL, a start that
+		// recovers every partition, every log checked, a stop
+		d = mountPartfs(data, mnt)
+		appendEvery(mnt, t, p, 10, fmt.Sprintf("round%d", r), want)
 		d.Kill()
 		d, pk := started(func() *bu.Daemon { return mountPartfs(data, mnt) }, lastLog(mnt, t, p))
-		checkAll(mnt, t, p, lines, fmt.Sprintf("round%d", r))
-		pt := stopped(d)
-		fmt.Printf("round %d: reference stop %.0f start %.0f ms; partfs clean stop %.0f start %.0f start after SIGKILL %.0f ms; load %s",
-			r+1, bu.MS(rt), bu.MS(rs), bu.MS(pt), bu.MS(ps), bu.MS(pk), loadavg())
+		checkAll(mnt, t, p, want)
+		pr := stopped(d)
+		fmt.Printf("round %d: reference stop %.0f start %.0f ms; partfs clean stop %.0f start %.0f start after SIGKILL %.0f, stop after that recovery %.0f ms; load %s",
+			r+1, bu.MS(rt), bu.MS(rs), bu.MS(pt), bu.MS(ps), bu.MS(pk), bu.MS(pr), loadavg())
 		refStop, refStart = append(refStop, bu.MS(rt)), append(refStart, bu.MS(rs))
 		pStop, pStart, pKill = append(pStop, bu.MS(pt)), append(pStart, bu.MS(ps)), append(pKill, bu.MS(pk))
 	}

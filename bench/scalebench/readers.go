@@ -172,7 +172,7 @@ func runReaders(dir string, n int64) {
 		k := rng.Intn(keys)
 		keyPath := filepath.Join(part, "@key", fmt.Sprintf("k%d", k))
 		kWant := string(numbered(nil, int64(k))[:10])
-		pos := o * (lineBytes + 1)
+		pos := o * lineBytes
 		readers := map[string]func(path string, pos int64, want string) time.Duration{
 			names[0]: func(p string, _ int64, w string) time.Duration { return headOne(p, w) },
 			names[1]: py.read,

@@ -178,6 +178,10 @@ func TestSchemaAvroWrite(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("stored %q\nwant %q", got, want)
 	}
+	// @key/K takes and shows the value as JSON too
+	if got := e.Sh(`echo '{"id":9,"item":"k","total":"2"}' > orders/0/@key/kk; cat orders/0/@key/kk`); got != `{"id":9,"item":"k","note":null,"total":"2.00"}`+"\n" {
+		t.Fatalf("@key: %q", got)
+	}
 	jl := e.Sh("cat orders/0/log.jsonl")
 	if !strings.Contains(jl, `"value":{"id":3,"item":"pot","note":null,"total":"3.00"},"value_schema_id":4`) {
 		t.Fatalf("log.jsonl:\n%s", jl)

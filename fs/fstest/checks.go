@@ -249,7 +249,8 @@ func CheckKey(t *testing.T, m *Mount) {
 }
 
 // CheckConfigFile: config takes key=value lines and changes only those
-// keys (# comment lines aside); a bad line or key changes nothing
+// keys (the comments saying where each value comes from follow), and
+// says the key came from the topic; a bad line or key changes nothing
 // (docs/spec.md §4, §6).
 func CheckConfigFile(t *testing.T, m *Mount) {
 	m.topic("t")
@@ -263,6 +264,9 @@ func CheckConfigFile(t *testing.T, m *Mount) {
 		if line != "" && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "retention.ms=") && !strings.Contains(after, line+"\n") {
 			t.Errorf("config line %q changed by a write of retention.ms", line)
 		}
+	}
+	if !strings.Contains(after, "\n# topic: retention.ms\n") {
+		t.Errorf("config after the write does not say retention.ms is the topic's:\n%s", after)
 	}
 	wantErrno(t, "config line without =", m.AppendOnce("t/config", "nonsense\n"), syscall.EINVAL)
 	wantErrno(t, "unknown config key", m.AppendOnce("t/config", "no.such.key=1\n"), syscall.EINVAL)
