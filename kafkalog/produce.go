@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"sync"
-	"time"
 
 	"github.com/sirupsen/logrus"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -101,11 +100,11 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 }
 
 // wrote makes the next look at the offsets ask the cluster and closes
-// Changed: an append through this Log is a change even before anyone
-// asks the cluster for the offsets (partlog's Changes rule).
+// the channel of Changed: an append of this mount is a change at once
+// (partlog.Log's Changed), not only once a later look sees the offsets move.
 func (l *Log) wrote() {
+	l.stale()
 	l.mu.Lock()
-	l.at = time.Time{}
 	l.announce()
 	l.mu.Unlock()
 }
