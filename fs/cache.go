@@ -12,6 +12,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
+
+	"github.com/partfs/partfs/fs/position"
 )
 
 // readAhead is the kernel's read-ahead on a mount: one request of the
@@ -219,8 +221,8 @@ func (c *viewCache) below(size int64) bool {
 // files (partlog.SegmentFiler), whose snapshots show every change. An
 // error counts as a gap.
 func (n *viewNode) gapless() bool {
-	ok, err := n.withLocalLayout(func(ly *layout) (bool, error) {
-		return ly.gapless(n.k) && n.p.log.StartOffset() <= ly.segs[0].base, nil
+	ok, err := n.withLocalLayout(func(ly *position.Layout) (bool, error) {
+		return ly.Gapless(n.k) && n.p.log.StartOffset() <= ly.FirstBase(), nil
 	})
 	return err == nil && ok
 }
@@ -229,15 +231,15 @@ func (n *viewNode) gapless() bool {
 // (layout.gaplessIn) and after the log's first record: the bytes there
 // stay what they are. An error counts as a gap.
 func (n *viewNode) gaplessIn(from, to int64) bool {
-	ok, err := n.withLocalLayout(func(ly *layout) (bool, error) {
+	ok, err := n.withLocalLayout(func(ly *position.Layout) (bool, error) {
 		from, to := n.startPos+from, n.startPos+to
-		if start := n.p.log.StartOffset(); start > ly.segs[0].base {
-			pos, err := ly.posOf(n.k, start)
+		if start := n.p.log.StartOffset(); start > ly.FirstBase() {
+			pos, err := ly.PosOf(n.k, start)
 			if err != nil || from < pos {
 				return false, err
 			}
 		}
-		return ly.gaplessIn(n.k, from, to)
+		return ly.GaplessIn(n.k, from, to)
 	})
 	return err == nil && ok
 }
@@ -245,7 +247,7 @@ func (n *viewNode) gaplessIn(from, to int64) bool {
 // withLocalLayout runs fn on n's layout reconciled with a fresh snapshot,
 // its last segment scanned, for a Log of local files
 // (partlog.SegmentFiler) only; for others it reports false.
-func (n *viewNode) withLocalLayout(fn func(ly *layout) (bool, error)) (bool, error) {
+func (n *viewNode) withLocalLayout(fn func(ly *position.Layout) (bool, error)) (bool, error) {
 	if _, ok := n.p.segmentFiler(); !ok {
 		// Not the backend's own files: records may change behind its
 		// snapshots (a cluster compacting), unseen until read again.
@@ -253,8 +255,8 @@ func (n *viewNode) withLocalLayout(fn func(ly *layout) (bool, error)) (bool, err
 	}
 	ly := n.p.ly
 	ok := false
-	err := ly.withSync(func() error {
-		if _, err := ly.end(n.k); err != nil {
+	err := ly.WithSync(func() error {
+		if _, err := ly.End(n.k); err != nil {
 			return err
 		}
 		var err error

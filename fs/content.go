@@ -15,6 +15,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -304,8 +305,8 @@ func (p *part) statText() ([]byte, error) {
 	line("compression_type", st.CompressionType)
 	var gap int64
 	exact := true
-	err := p.ly.withSync(func() (err error) {
-		gap, exact, err = p.ly.gaps(plainKind)
+	err := p.ly.WithSync(func() (err error) {
+		gap, exact, err = p.ly.Gaps(position.Plain)
 		return err
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package fs
 import (
 	"sync"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/internaltopic"
 	"github.com/partfs/partfs/record"
 )
@@ -17,7 +18,7 @@ const decodedName = "decoded.jsonl"
 type decodedView struct {
 	topic internaltopic.Topic
 	mu    sync.Mutex
-	t     tailer
+	t     position.Tailer
 	buf   []byte // REQUIRES: mu held; bytes below len are never changed
 }
 
@@ -26,7 +27,7 @@ type decodedView struct {
 func (v *decodedView) content() ([]byte, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	err := v.t.update(func() { v.buf = nil }, func(r *record.Record) {
+	err := v.t.Update(func() { v.buf = nil }, func(r *record.Record) {
 		v.buf = append(v.topic.AppendJSON(v.buf, r), '\n')
 	})
 	return v.buf[:len(v.buf):len(v.buf)], err
@@ -39,6 +40,6 @@ func (p *part) decoded() *decodedView {
 	if t == internaltopic.None {
 		return nil
 	}
-	p.decodedOnce.Do(func() { p.dec = &decodedView{topic: t, t: tailer{log: p.log}} })
+	p.decodedOnce.Do(func() { p.dec = &decodedView{topic: t, t: position.NewTailer(p.log)} })
 	return p.dec
 }

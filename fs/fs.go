@@ -12,6 +12,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/keyindex"
 	"github.com/partfs/partfs/metrics"
 	"github.com/partfs/partfs/partlog"
@@ -197,7 +198,7 @@ func (f *FS) saveAll() error {
 	f.mu.Unlock()
 	var first error
 	for _, p := range parts {
-		if err := p.ly.save(); err != nil {
+		if err := p.ly.Save(); err != nil {
 			p.lg.WithError(err).Warn("saving position sidecar failed")
 			if first == nil {
 				first = err
@@ -211,7 +212,7 @@ func (f *FS) saveAll() error {
 type part struct {
 	fsys *FS
 	log  partlog.Log
-	ly   *layout
+	ly   *position.Layout
 	lg   *logrus.Entry
 
 	keyOnce sync.Once
@@ -219,6 +220,7 @@ type part struct {
 
 	decodedOnce sync.Once
 	dec         *decodedView // of an internal topic's partition
+	schemas     *decoder     // nil: payloads rendered as docs/spec.md §3 alone
 
 	firsts firsts // windows holding their lookup's first rendering
 }
@@ -239,7 +241,12 @@ func (f *FS) part(topic string, n int) (*part, error) {
 	if f.opt.Schemas != nil {
 		dec = &decoder{s: f.opt.Schemas}
 	}
-	p := &part{fsys: f, log: l, lg: lg, ly: newDecodingLayout(l, lg, dec)}
+	p := &part{fsys: f, log: l, lg: lg, schemas: dec}
+	if dec != nil {
+		p.ly = position.NewDecodingLayout(l, lg, dec)
+	} else {
+		p.ly = position.NewLayout(l, lg)
+	}
 	f.parts[id] = p
 	return p, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/internaltopic"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
@@ -37,7 +38,7 @@ type groupsView struct {
 }
 
 type groupsPart struct {
-	t      tailer
+	t      position.Tailer
 	groups internaltopic.Groups
 }
 
@@ -64,10 +65,10 @@ func (v *groupsView) update() ([]*internaltopic.Groups, error) {
 				errs = append(errs, err)
 				continue
 			}
-			gp = &groupsPart{t: tailer{log: p.log}}
+			gp = &groupsPart{t: position.NewTailer(p.log)}
 			v.parts[i] = gp
 		}
-		err := gp.t.update(func() { gp.groups = internaltopic.Groups{} }, func(r *record.Record) {
+		err := gp.t.Update(func() { gp.groups = internaltopic.Groups{} }, func(r *record.Record) {
 			gp.groups.Apply(r.Key, r.Value)
 		})
 		errs = append(errs, err)

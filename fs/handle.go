@@ -10,6 +10,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/record"
 )
 
@@ -20,10 +21,10 @@ type viewHandle struct {
 	n *viewNode
 
 	mu      sync.Mutex
-	size    int64  // REQUIRES: mu held; size seen at open or last stat
-	limit   int64  // REQUIRES: mu held; end offset seen at open or last stat
-	nextPos int64  // REQUIRES: mu held; file position of ahead.data[0]
-	cur     cursor // REQUIRES: mu held; where the rendering after ahead continues
+	size    int64           // REQUIRES: mu held; size seen at open or last stat
+	limit   int64           // REQUIRES: mu held; end offset seen at open or last stat
+	nextPos int64           // REQUIRES: mu held; file position of ahead.data[0]
+	cur     position.Cursor // REQUIRES: mu held; where the rendering after ahead continues
 	// ahead holds rendered bytes not yet delivered (ahead.data), nil
 	// when none; fill is the size of the last synchronous rendering.
 	ahead   *chunk          // REQUIRES: mu held
@@ -108,7 +109,7 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 					// the file: fail the request (its pages).
 					res.Done()
 					h.uncache()
-					return nil, fail(lg.WithField("offset", h.cur.off), "read", err)
+					return nil, fail(lg.WithField("offset", h.cur.Off), "read", err)
 				}
 				if res.size > 0 {
 					// deliver what came before; the error comes again
@@ -116,7 +117,7 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 					lg.WithError(err).Debug("read stopped early; the error comes with the next read")
 					break
 				}
-				return nil, fail(lg.WithField("offset", h.cur.off), "read", err)
+				return nil, fail(lg.WithField("offset", h.cur.Off), "read", err)
 			}
 		}
 		if res.take(h.ahead, len(dest)-res.size) == 0 {
@@ -173,19 +174,19 @@ func (h *viewHandle) fillAhead(want int) error {
 	}
 	size := min(max(want, minAhead, 2*h.fill), maxAhead)
 	c := h.reuseAhead(size)
-	o := renderOut{dec: h.n.p.ly.dec, dst: (*c.buf)[:size], buf: h.buf}
-	from := h.cur.off
-	err := readStream(h.n.p.log, h.n.k, &h.cur, h.limit, &o)
-	h.buf, c.data, h.ahead = o.buf, o.dst[:o.n], c
+	o := position.RenderOut{Dec: h.n.p.ly.Decoder(), Dst: (*c.buf)[:size], Buf: h.buf}
+	from := h.cur.Off
+	err := position.ReadStream(h.n.p.log, h.n.k, &h.cur, h.limit, &o)
+	h.buf, c.data, h.ahead = o.Buf, o.Dst[:o.N], c
 	// Grow only while renderings come back full: a follower reading a
 	// few new records at a time keeps a small buffer. A reader that came
 	// back for a second full maxAhead gets a stream (`head` does not).
 	again := h.fill == maxAhead
 	h.fill = 0
-	if o.n > size/2 {
+	if o.N > size/2 {
 		h.fill = size
 		if err == nil && size == maxAhead && again {
-			h.st = startStream(h.n.p.log, h.n.p.ly.dec, h.n.k, h.cur, h.limit, h.cur.off-from)
+			h.st = startStream(h.n.p.log, h.n.p.ly.Decoder(), h.n.k, h.cur, h.limit, h.cur.Off-from)
 		}
 	}
 	return h.streamEnd(err)
@@ -249,37 +250,13 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 }
 
 // locate finds the cursor of file position off. REQUIRES: mu held.
-func (h *viewHandle) locate(off int64) (cursor, error) {
-	ly := h.n.p.ly
-	ly.mu.Lock()
-	defer ly.mu.Unlock()
-	for again := true; ; again = false {
-		changed := ly.log.Changed()
-		cur, err := ly.placeIn(h.n.k, h.n.startPos+off)
-		if err != nil {
-			return cursor{}, err
-		}
-		select {
-		case <-changed:
-			if again {
-				continue // a read may have found a segment rewritten (partlog Reads): place again
-			}
-		default:
-		}
-		if cur.off < h.n.startOff {
-			cur = cursor{off: h.n.startOff}
-		}
-		return cur, nil
-	}
-}
-
-// placeIn is locate on the bookkeeping reconciled with a fresh snapshot.
-// REQUIRES: mu held.
-func (ly *layout) placeIn(k kind, pos int64) (cursor, error) {
-	release, err := ly.sync()
-	defer release()
+func (h *viewHandle) locate(off int64) (position.Cursor, error) {
+	cur, err := h.n.p.ly.Place(h.n.k, h.n.startPos+off)
 	if err != nil {
-		return cursor{}, err
+		return position.Cursor{}, err
 	}
-	return ly.locate(k, pos)
+	if cur.Off < h.n.startOff {
+		cur = position.Cursor{Off: h.n.startOff}
+	}
+	return cur, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/partfs/partfs/config"
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
@@ -68,16 +69,16 @@ func (h *viewHandle) appendWrite(head, body []byte) error {
 	}
 	var recs []record.Record
 	switch {
-	case h.n.k == plainKind && value:
+	case h.n.k == position.Plain && value:
 		if recs, err = p.encodePlain(h.recs[:0], head); err == nil {
 			recs, err = p.encodePlain(recs, body)
 		}
-	case h.n.k == jsonKind && (value || key):
+	case h.n.k == position.JSON && (value || key):
 		var lines []byte
 		if lines, err = p.encodeJSONLines(append(head, body...), value, key); err == nil {
 			recs, err = h.parseAfter(h.recs[:0], lines)
 		}
-	case h.n.k == plainKind:
+	case h.n.k == position.Plain:
 		if la, ok := p.log.(partlog.LineAppender); ok {
 			return p.appendLines(la, head, body)
 		}
@@ -103,14 +104,14 @@ func (h *viewHandle) appendWrite(head, body []byte) error {
 // batch may be smaller than its line, so those get a looser bound.
 // REQUIRES: mu held.
 func (h *viewHandle) checkPartial() error {
-	if h.n.k != plainKind && len(h.partial) <= 1<<20 {
+	if h.n.k != position.Plain && len(h.partial) <= 1<<20 {
 		return nil
 	}
 	if h.conf == nil {
 		conf := h.n.p.topicConf()
 		h.conf = &conf
 	}
-	exact := h.n.k == plainKind && !h.conf.Compressed()
+	exact := h.n.k == position.Plain && !h.conf.Compressed()
 	if !exact && len(h.partial) <= 1<<20 {
 		return nil
 	}
@@ -118,7 +119,7 @@ func (h *viewHandle) checkPartial() error {
 	switch {
 	case exact:
 		limit -= record.BatchHeaderSize
-	case h.n.k == jsonKind:
+	case h.n.k == position.JSON:
 		limit *= 8
 	}
 	if int64(len(h.partial)) > limit {
@@ -156,7 +157,7 @@ func (h *viewHandle) splitWrite(data []byte) (head, body, rest []byte) {
 
 // parseAfter parses buf's complete lines into records appended to recs.
 func (h *viewHandle) parseAfter(recs []record.Record, buf []byte) ([]record.Record, error) {
-	if h.n.k == jsonKind {
+	if h.n.k == position.JSON {
 		more, _, err := jsonl.Parse(buf)
 		return append(recs, more...), err
 	}
@@ -212,11 +213,11 @@ func (p *part) append(recs []record.Record) error {
 	if err := p.writable(); err != nil {
 		return err
 	}
-	if p.ly.dec.decodesAny(recs) {
+	if p.schemas.decodesAny(recs) {
 		return p.appendDecoding(recs)
 	}
-	m := measure(recs)
-	defer m.release()
+	m := position.Measure(recs)
+	defer m.Release()
 	first, err := p.log.Append(recs)
 	if err != nil {
 		return err
@@ -235,8 +236,8 @@ func (p *part) appendLines(la partlog.LineAppender, head, body []byte) error {
 	if err := p.writable(); err != nil {
 		return err
 	}
-	m := measureLines(head, body)
-	defer m.release()
+	m := position.MeasureLines(head, body)
+	defer m.Release()
 	first, n, err := la.AppendLines(head, body)
 	if err != nil {
 		return err
@@ -254,17 +255,17 @@ func (p *part) writable() error {
 
 // appended feeds the bookkeeping and the metrics the n records appended at
 // offset first, as m measures them.
-func (p *part) appended(first int64, n int, m *measurement) {
-	err := m.wait()
-	if err == nil && len(m.sums) != n {
-		err = fmt.Errorf("%d records measured, %d appended", len(m.sums), n)
+func (p *part) appended(first int64, n int, m *position.Measurement) {
+	err := m.Wait()
+	if err == nil && m.Records() != n {
+		err = fmt.Errorf("%d records measured, %d appended", m.Records(), n)
 	}
 	if err != nil {
 		p.lg.WithError(err).Error("position bookkeeping left to a later scan")
 	} else {
-		p.ly.noteAppend(first, m, p.fsys.opt.Now().UnixMilli())
+		p.ly.NoteAppend(first, m, p.fsys.opt.Now().UnixMilli())
 	}
-	p.fsys.opt.Metrics.Appended(p.log.Topic(), p.log.Partition(), m.values, n)
+	p.fsys.opt.Metrics.Appended(p.log.Topic(), p.log.Partition(), m.ValueBytes(), n)
 	if p.lg.Logger.IsLevelEnabled(logrus.TraceLevel) {
 		p.lg.WithFields(logrus.Fields{"offset": first, "records": n}).Trace("appended")
 	}

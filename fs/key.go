@@ -11,6 +11,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
@@ -109,8 +110,8 @@ func (n *keyNode) latest() ([]byte, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	if dec := n.p.ly.dec; dec.decodes(&rec) {
-		out, err := dec.render(nil, plainKind, &rec)
+	if dec := n.p.schemas; dec.Decodes(&rec) {
+		out, err := dec.Render(nil, position.Plain, &rec)
 		return out, err == nil, err
 	}
 	return append(bytes.Clone(rec.Value), '\n'), true, nil

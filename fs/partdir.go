@@ -6,6 +6,8 @@ import (
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/partfs/partfs/fs/position"
 )
 
 // partNode is a partition directory (docs/spec.md §2).
@@ -37,8 +39,8 @@ type partEntry struct {
 
 // partEntries lists a partition directory in the order ls shows it.
 var partEntries = []partEntry{
-	{"log", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder { return newLogNode(p, "log", plainKind) }},
-	{"log.jsonl", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder { return newLogNode(p, "log.jsonl", jsonKind) }},
+	{"log", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder { return newLogNode(p, "log", position.Plain) }},
+	{"log.jsonl", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder { return newLogNode(p, "log.jsonl", position.JSON) }},
 	{"@offset", syscall.S_IFDIR, nil, func(p *part) gofs.InodeEmbedder {
 		return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: false}
 	}},

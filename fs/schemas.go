@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/record"
 )
@@ -35,15 +36,15 @@ type decoder struct{ s Schemas }
 // byte 0 is 0, then a 4-byte schema ID).
 func wireFormat(b []byte) bool { return len(b) >= 5 && b[0] == 0 }
 
-// decodes reports whether d renders r differently from SPEC §3.
-func (d *decoder) decodes(r *record.Record) bool {
+// Decodes reports whether d renders r differently from SPEC §3.
+func (d *decoder) Decodes(r *record.Record) bool {
 	return d != nil && (wireFormat(r.Value) || wireFormat(r.Key))
 }
 
 // decodesAny reports whether d renders any of recs differently.
 func (d *decoder) decodesAny(recs []record.Record) bool {
 	for i := range recs {
-		if d.decodes(&recs[i]) {
+		if d.Decodes(&recs[i]) {
 			return true
 		}
 	}
@@ -52,25 +53,25 @@ func (d *decoder) decodesAny(recs []record.Record) bool {
 
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
-// render is fs.render for a record that d decodes.
-func (d *decoder) render(dst []byte, k kind, r *record.Record) ([]byte, error) {
-	if k == plainKind {
+// Render is position.Render for a record that d decodes.
+func (d *decoder) Render(dst []byte, k position.Kind, r *record.Record) ([]byte, error) {
+	if k == position.Plain {
 		if r.Value == nil {
 			return dst, nil
 		}
 		out, _, err := d.appendValue(dst, r.Value)
 		return append(out, '\n'), err
 	}
-	out, _, err := d.appendJSON(dst, r)
+	out, _, err := d.AppendJSON(dst, r)
 	return append(out, '\n'), err
 }
 
-// lens returns the lengths of r's plain and JSON lines.
-func (d *decoder) lens(r *record.Record) (plain, json int64, err error) {
+// Lens returns the lengths of r's plain and JSON lines.
+func (d *decoder) Lens(r *record.Record) (plain, json int64, err error) {
 	b := scratch.Get().(*[]byte)
 	defer scratch.Put(b)
 	var vlen int
-	*b, vlen, err = d.appendJSON((*b)[:0], r)
+	*b, vlen, err = d.AppendJSON((*b)[:0], r)
 	if r.Value != nil {
 		plain = int64(vlen) + 1
 	}
@@ -92,12 +93,12 @@ func (d *decoder) appendValue(dst, v []byte) ([]byte, int, error) {
 	return append(dst, v...), len(v), nil
 }
 
-// appendJSON appends r's JSON line (without '\n'): SPEC §3's object with
+// AppendJSON appends r's JSON line (without '\n'): SPEC §3's object with
 // a decoded key or value in place of the string, followed by its
 // "key_schema_id"/"value_schema_id", and "key_error"/"value_error" where
 // one was not decoded (or its schema was deleted). It also returns the
 // length of the value's plain rendering.
-func (d *decoder) appendJSON(dst []byte, r *record.Record) ([]byte, int, error) {
+func (d *decoder) AppendJSON(dst []byte, r *record.Record) ([]byte, int, error) {
 	dst = append(dst, `{"offset":`...)
 	dst = strconv.AppendInt(dst, r.Offset, 10)
 	dst = append(dst, `,"timestamp":`...)

@@ -13,14 +13,14 @@ import (
 // encodes reports whether writes to p's topic are encoded with a schema:
 // the topic has a value or a key subject (SPEC §11).
 func (p *part) encodes() (value, key bool, err error) {
-	if p.ly.dec == nil {
+	if p.schemas == nil {
 		return false, false, nil
 	}
 	topic := p.log.Topic()
-	if value, err = p.ly.dec.s.HasSubject(topic, false); err != nil {
+	if value, err = p.schemas.s.HasSubject(topic, false); err != nil {
 		return false, false, err
 	}
-	key, err = p.ly.dec.s.HasSubject(topic, true)
+	key, err = p.schemas.s.HasSubject(topic, true)
 	return value, key, err
 }
 
@@ -44,7 +44,7 @@ func (p *part) encodePlain(recs []record.Record, lines []byte) ([]record.Record,
 }
 
 func (p *part) encodeValue(key bool, js []byte) ([]byte, error) {
-	payload, _, err := p.ly.dec.s.Encode(p.log.Topic(), key, js)
+	payload, _, err := p.schemas.s.Encode(p.log.Topic(), key, js)
 	return payload, err
 }
 

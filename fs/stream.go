@@ -7,6 +7,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -16,11 +17,11 @@ import (
 // holding it, one per reply until go-fuse has written it (ReadResult.Done).
 // The last reference returns the buffer to chunkBufs.
 type chunk struct {
-	buf  *[]byte // the whole buffer (maxAhead bytes), pooled
-	data []byte  // rendered bytes not yet delivered
-	cur  cursor  // where the rendering after this chunk continues
-	err  error   // the error that ended a stream after data
-	last bool    // the last chunk of a stream
+	buf  *[]byte         // the whole buffer (maxAhead bytes), pooled
+	data []byte          // rendered bytes not yet delivered
+	cur  position.Cursor // where the rendering after this chunk continues
+	err  error           // the error that ended a stream after data
+	last bool            // the last chunk of a stream
 	// rangeEnd marks the last chunk of a stream's range of offsets
 	rangeEnd bool
 	refs     atomic.Int32
@@ -161,7 +162,7 @@ type stream struct {
 
 // startStream starts rendering the records of l from cur below limit;
 // perChunk is about how many records fill a chunk.
-func startStream(l partlog.Log, dec *decoder, k kind, cur cursor, limit, perChunk int64) *stream {
+func startStream(l partlog.Log, dec position.Decoder, k position.Kind, cur position.Cursor, limit, perChunk int64) *stream {
 	s := &stream{quit: make(chan struct{})}
 	span := max(perChunk, 1) * rangeChunks
 	for j := range streamLanes {
@@ -175,17 +176,17 @@ func startStream(l partlog.Log, dec *decoder, k kind, cur cursor, limit, perChun
 
 // lane renders ranges j, j+streamLanes, ... of span offsets each from
 // first (range 0 from first itself, which may be inside a record).
-func (s *stream) lane(ch chan *chunk, j int, l partlog.Log, dec *decoder, k kind, first cursor, limit, span int64) {
+func (s *stream) lane(ch chan *chunk, j int, l partlog.Log, dec position.Decoder, k position.Kind, first position.Cursor, limit, span int64) {
 	defer s.wg.Done()
 	defer close(ch)
 	for i := int64(j); ; i += streamLanes {
-		cur := cursor{off: first.off + i*span}
+		cur := position.Cursor{Off: first.Off + i*span}
 		if i == 0 {
 			cur = first
-		} else if cur.off >= limit {
+		} else if cur.Off >= limit {
 			return
 		}
-		end := min(cur.off+span, limit)
+		end := min(cur.Off+span, limit)
 		if !s.renderRange(ch, l, dec, k, cur, end, end == limit) {
 			return
 		}
@@ -195,26 +196,26 @@ func (s *stream) lane(ch chan *chunk, j int, l partlog.Log, dec *decoder, k kind
 // renderRange renders [cur, end) into chunks sent to ch; its final chunk
 // has rangeEnd set, and last when the range ends the stream (or failed).
 // It returns false when the lane is done.
-func (s *stream) renderRange(ch chan *chunk, l partlog.Log, dec *decoder, k kind, cur cursor, end int64, final bool) bool {
+func (s *stream) renderRange(ch chan *chunk, l partlog.Log, dec position.Decoder, k position.Kind, cur position.Cursor, end int64, final bool) bool {
 	c := newChunk(maxAhead)
-	o := renderOut{dec: dec, dst: *c.buf}
-	o.flush = func(o *renderOut, at cursor) bool {
-		c.data, c.cur = o.dst[:o.n], at
+	o := position.RenderOut{Dec: dec, Dst: *c.buf}
+	o.Flush = func(o *position.RenderOut, at position.Cursor) bool {
+		c.data, c.cur = o.Dst[:o.N], at
 		if !s.send(ch, c) {
 			return false
 		}
 		c = newChunk(maxAhead)
-		o.dst, o.n = *c.buf, 0
+		o.Dst, o.N = *c.buf, 0
 		return true
 	}
 	err := s.render(l, k, &cur, end, &o)
-	c.data, c.cur, c.err, c.rangeEnd = o.dst[:o.n], cur, err, true
+	c.data, c.cur, c.err, c.rangeEnd = o.Dst[:o.N], cur, err, true
 	c.last = final || err != nil
 	return s.send(ch, c) && !c.last
 }
 
 // render is readStream with a panic turned into an error.
-func (s *stream) render(l partlog.Log, k kind, cur *cursor, limit int64, o *renderOut) (err error) {
+func (s *stream) render(l partlog.Log, k position.Kind, cur *position.Cursor, limit int64, o *position.RenderOut) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			// o.n and cur still agree: both move only after a
@@ -222,7 +223,7 @@ func (s *stream) render(l partlog.Log, k kind, cur *cursor, limit int64, o *rend
 			err = fmt.Errorf("read-ahead panicked: %v", v)
 		}
 	}()
-	return readStream(l, k, cur, limit, o)
+	return position.ReadStream(l, k, cur, limit, o)
 }
 
 // send hands c to the reader; false (and c released) once the reader

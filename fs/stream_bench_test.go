@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/record"
 )
@@ -11,11 +12,11 @@ import (
 // BenchmarkStreamPlain and BenchmarkStreamJSON render a 64 MiB on-disk log
 // of ~120-byte lines (batches as `cat >> log` makes them) through a stream,
 // as a sequential reader's read-ahead does (bytes per op = the rendering).
-func BenchmarkStreamPlain(b *testing.B) { benchStream(b, plainKind) }
+func BenchmarkStreamPlain(b *testing.B) { benchStream(b, position.Plain) }
 
-func BenchmarkStreamJSON(b *testing.B) { benchStream(b, jsonKind) }
+func BenchmarkStreamJSON(b *testing.B) { benchStream(b, position.JSON) }
 
-func benchStream(b *testing.B, k kind) {
+func benchStream(b *testing.B, k position.Kind) {
 	st, err := logstore.Open(b.TempDir(), logstore.Options{NoBackground: true})
 	if err != nil {
 		b.Fatal(err)
@@ -40,7 +41,7 @@ func benchStream(b *testing.B, k kind) {
 	size, per := 0, recordsPerChunk(l, k)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := startStream(l, nil, k, cursor{}, l.EndOffset(), per)
+		s := startStream(l, nil, k, position.Cursor{}, l.EndOffset(), per)
 		size = 0
 		for c := s.next(); c != nil; c = s.next() {
 			size += len(c.data)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/partlog/memlog"
 	"github.com/partfs/partfs/record"
@@ -79,20 +80,20 @@ func fillStreamLog(t *testing.T, st *memlog.Store) (partlog.Log, []record.Record
 
 // recordsPerChunk is how many records from the start of l fill a chunk,
 // as a reader's first rendering finds it.
-func recordsPerChunk(l partlog.Log, k kind) int64 {
-	cur := cursor{}
-	_ = readStream(l, k, &cur, l.EndOffset(), &renderOut{dst: make([]byte, maxAhead)})
-	return cur.off
+func recordsPerChunk(l partlog.Log, k position.Kind) int64 {
+	cur := position.Cursor{}
+	_ = position.ReadStream(l, k, &cur, l.EndOffset(), &position.RenderOut{Dst: make([]byte, maxAhead)})
+	return cur.Off
 }
 
 // renderAll is the expected stream: every record rendered, in order, with
 // the stream position where each record starts.
-func renderAll(k kind, recs []record.Record) ([]byte, map[int64]int) {
+func renderAll(k position.Kind, recs []record.Record) ([]byte, map[int64]int) {
 	var out []byte
 	start := map[int64]int{}
 	for i := range recs {
 		start[recs[i].Offset] = len(out)
-		out = render(out, k, &recs[i])
+		out = position.Render(out, k, &recs[i])
 	}
 	return out, start
 }
@@ -104,24 +105,24 @@ func renderAll(k kind, recs []record.Record) ([]byte, map[int64]int) {
 func TestStreamMatchesRendering(t *testing.T) {
 	l, recs := streamLog(t)
 	end := recs[len(recs)-1].Offset + 1
-	for _, k := range []kind{plainKind, jsonKind} {
+	for _, k := range []position.Kind{position.Plain, position.JSON} {
 		want, start := renderAll(k, recs)
-		posOf := func(c cursor) int {
-			if c.off >= end {
+		posOf := func(c position.Cursor) int {
+			if c.Off >= end {
 				return len(want)
 			}
-			return start[c.off] + c.skip
+			return start[c.Off] + c.Skip
 		}
 		for _, c := range []struct {
-			from     cursor
+			from     position.Cursor
 			limit    int64
 			perChunk int64
 		}{
-			{cursor{}, end, recordsPerChunk(l, k)},
-			{cursor{off: 7, skip: 3}, end, 1},
-			{cursor{off: 20500, skip: 1000}, end, 37},
-			{cursor{off: 100}, 40000, 5000},
-			{cursor{off: 100}, 40000, 100000},
+			{position.Cursor{}, end, recordsPerChunk(l, k)},
+			{position.Cursor{Off: 7, Skip: 3}, end, 1},
+			{position.Cursor{Off: 20500, Skip: 1000}, end, 37},
+			{position.Cursor{Off: 100}, 40000, 5000},
+			{position.Cursor{Off: 100}, 40000, 100000},
 		} {
 			name := fmt.Sprintf("%v from %+v to %d by %d", k, c.from, c.limit, c.perChunk)
 			from, to := posOf(c.from), len(want)
@@ -138,8 +139,8 @@ func TestStreamMatchesRendering(t *testing.T) {
 				if p := posOf(ch.cur); p != from+len(got) {
 					t.Fatalf("%s: chunk ends at %d, cursor %+v is %d", name, from+len(got), ch.cur, p)
 				}
-				if !ch.last && ch.cur.skip != 0 && len(ch.data) != maxAhead {
-					t.Fatalf("%s: a short chunk ends inside record %d", name, ch.cur.off)
+				if !ch.last && ch.cur.Skip != 0 && len(ch.data) != maxAhead {
+					t.Fatalf("%s: a short chunk ends inside record %d", name, ch.cur.Off)
 				}
 				ch.unref()
 			}
@@ -155,7 +156,7 @@ func TestStreamMatchesRendering(t *testing.T) {
 // (TestMain checks for leaks) and releases the chunks it had ready.
 func TestStreamStop(t *testing.T) {
 	l, recs := streamLog(t)
-	s := startStream(l, nil, plainKind, cursor{}, recs[len(recs)-1].Offset+1, 100)
+	s := startStream(l, nil, position.Plain, position.Cursor{}, recs[len(recs)-1].Offset+1, 100)
 	c := s.next()
 	if c == nil || c.last || len(c.data) == 0 {
 		t.Fatalf("first chunk %+v", c)
@@ -196,11 +197,11 @@ func (f *failingLog) Read(seg partlog.Segment, from int64, fn func(*record.Recor
 // after the bytes rendered before it, and the cursor at their end.
 func TestStreamError(t *testing.T) {
 	l, recs := streamLog(t)
-	want, start := renderAll(plainKind, recs)
+	want, start := renderAll(position.Plain, recs)
 	for _, p := range []bool{false, true} {
 		fl := &failingLog{Log: l, panic: p}
 		fl.n.Store(30000)
-		s := startStream(fl, nil, plainKind, cursor{}, recs[len(recs)-1].Offset+1, 1000)
+		s := startStream(fl, nil, position.Plain, position.Cursor{}, recs[len(recs)-1].Offset+1, 1000)
 		var got []byte
 		var last *chunk
 		for c := s.next(); c != nil; c = s.next() {
@@ -217,7 +218,7 @@ func TestStreamError(t *testing.T) {
 		if p != strings.Contains(last.err.Error(), "panicked") || !p && !errors.Is(last.err, errInjected) {
 			t.Errorf("panic=%v: error %v", p, last.err)
 		}
-		if at := start[last.cur.off] + last.cur.skip; at != len(got) || !bytes.Equal(got, want[:at]) {
+		if at := start[last.cur.Off] + last.cur.Skip; at != len(got) || !bytes.Equal(got, want[:at]) {
 			t.Errorf("panic=%v: %d bytes before the error, cursor at %d", p, len(got), at)
 		}
 		last.unref()
@@ -230,10 +231,10 @@ func TestStreamError(t *testing.T) {
 func TestSequentialReadsThroughTheMount(t *testing.T) {
 	m, st := mountMem(t, streamLogOptions)
 	_, recs := fillStreamLog(t, st)
-	for _, k := range []kind{plainKind, jsonKind} {
+	for _, k := range []position.Kind{position.Plain, position.JSON} {
 		want, _ := renderAll(k, recs)
 		file := "t/0/log"
-		if k == jsonKind {
+		if k == position.JSON {
 			file += ".jsonl"
 		}
 		for _, cmd := range []string{"cat %s", "dd status=none bs=4096 if=%s", "dd status=none bs=100001 if=%s"} {

@@ -10,6 +10,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -19,7 +20,7 @@ import (
 type viewNode struct {
 	gofs.Inode
 	p        *part
-	k        kind
+	k        position.Kind
 	lg       *logrus.Entry
 	writable bool
 
@@ -42,7 +43,7 @@ var (
 	_ = (gofs.NodeOpener)((*viewNode)(nil))
 )
 
-func newLogNode(p *part, name string, k kind) *viewNode {
+func newLogNode(p *part, name string, k position.Kind) *viewNode {
 	n := &viewNode{p: p, k: k, lg: p.lg.WithField("file", name), writable: true, rangeEnd: -1}
 	// Only a mount nothing writes through caches: a write through the
 	// kernel moves its st_size itself (viewCache).
@@ -56,9 +57,9 @@ func (n *viewNode) size() (size, limit int64, err error) {
 		return n.rangeLen, n.rangeEnd, nil
 	}
 	ly := n.p.ly
-	err = ly.withSync(func() error {
-		end, err := ly.end(n.k)
-		size, limit = max(end-n.startPos, 0), ly.segs[len(ly.segs)-1].snap.Next
+	err = ly.WithSync(func() error {
+		end, err := ly.End(n.k)
+		size, limit = max(end-n.startPos, 0), ly.LastNext()
 		return err
 	})
 	if err != nil {
@@ -191,7 +192,7 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 	if n.writable {
 		start = n.p.log.StartOffset()
 	}
-	h := &viewHandle{n: n, size: size, limit: limit, cur: cursor{off: start}}
+	h := &viewHandle{n: n, size: size, limit: limit, cur: position.Cursor{Off: start}}
 	if c := n.takeFirst(limit); c != nil {
 		h.ahead, h.cur = c, c.cur
 	}

@@ -12,6 +12,7 @@ import (
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -44,9 +45,9 @@ func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	lg := d.p.lg.WithField("file", name)
 	defer d.p.fsys.observe("lookup", time.Now(), &errno)
 	defer guard(lg, "lookup", &errno)
-	k, spec := plainKind, name
+	k, spec := position.Plain, name
 	if s, ok := strings.CutSuffix(name, ".jsonl"); ok {
-		k, spec = jsonKind, s
+		k, spec = position.JSON, s
 	}
 	v, first, err := d.resolve(k, spec)
 	if err != nil {
@@ -86,7 +87,7 @@ func (n *viewNode) sameWindow(w *viewNode) bool {
 
 // resolve turns "A", "A..B" (offsets or times) into a window node and
 // the rendering of its first bytes, if its placing made one.
-func (d *windowDir) resolve(k kind, spec string) (*viewNode, *firstChunk, error) {
+func (d *windowDir) resolve(k position.Kind, spec string) (*viewNode, *firstChunk, error) {
 	a, b, isRange := strings.Cut(spec, "..")
 	from, err := d.point(a)
 	if err != nil {
@@ -138,32 +139,29 @@ func (d *windowDir) point(s string) (int64, error) {
 // renders the window's first bytes: they are returned, if any.
 func (d *windowDir) place(v *viewNode, to int64) (*firstChunk, error) {
 	ly := d.p.ly
-	ly.mu.Lock()
-	defer ly.mu.Unlock()
 	changed := d.p.log.Changed()
-	release, err := ly.sync()
-	defer release()
-	if err != nil {
-		return nil, err
-	}
-	limit := to
-	if to < 0 {
-		limit = ly.segs[len(ly.segs)-1].snap.Next
-	}
 	c := newChunk(firstRender)
-	w := &renderer{k: v.k, cur: &cursor{off: v.startOff}, limit: limit, o: &renderOut{dec: ly.dec, dst: *c.buf}}
-	v.startPos, err = ly.posRendering(v.k, v.startOff, w)
-	if err == nil && to >= 0 {
-		var endPos int64
-		endPos, err = ly.posOf(v.k, to)
-		v.rangeEnd, v.rangeLen = to, max(endPos-v.startPos, 0)
-	}
-	if err != nil || w.o.n == 0 {
+	w := &position.Renderer{K: v.k, Cur: &position.Cursor{Off: v.startOff}, O: &position.RenderOut{Dec: ly.Decoder(), Dst: *c.buf}}
+	err := ly.WithSync(func() error {
+		w.Limit = to
+		if to < 0 {
+			w.Limit = ly.LastNext()
+		}
+		var err error
+		v.startPos, err = ly.PosRendering(v.k, v.startOff, w)
+		if err == nil && to >= 0 {
+			var endPos int64
+			endPos, err = ly.PosOf(v.k, to)
+			v.rangeEnd, v.rangeLen = to, max(endPos-v.startPos, 0)
+		}
+		return err
+	})
+	if err != nil || w.O.N == 0 {
 		c.unref()
 		return nil, err
 	}
-	c.data, c.cur = w.o.dst[:w.o.n], *w.cur
-	return &firstChunk{c: c, seg: w.seg, limit: limit, changed: changed}, nil
+	c.data, c.cur = w.O.Dst[:w.O.N], *w.Cur
+	return &firstChunk{c: c, seg: w.Seg, limit: w.Limit, changed: changed}, nil
 }
 
 // parseDecimal accepts only digits (no sign, exponent or spaces).

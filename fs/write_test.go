@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/partlog/memlog"
@@ -17,7 +17,7 @@ import (
 
 // writeHandle opens a writable handle of kind k on partition 0 of a new
 // topic of st, without a mount. Its layout is synced, as an open does.
-func writeHandle(t testing.TB, st partlog.Store, k kind) *viewHandle {
+func writeHandle(t testing.TB, st partlog.Store, k position.Kind) *viewHandle {
 	t.Helper()
 	if err := st.CreateTopic("t"); err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func writeHandle(t testing.TB, st partlog.Store, k kind) *viewHandle {
 func wrapLog(t testing.TB, h *viewHandle, w func(partlog.Log) partlog.Log) {
 	p := h.n.p
 	p.log = w(p.log)
-	p.ly = newLayout(p.log, p.lg)
+	p.ly = position.NewLayout(p.log, p.lg)
 	syncLayout(t, p.ly)
 }
 
@@ -61,82 +61,42 @@ func (r *readCounter) Read(seg partlog.Segment, from int64, fn func(*record.Reco
 	})
 }
 
-// lockSynced locks ly and syncs it with its log; done releases both.
-func lockSynced(t testing.TB, ly *layout) (done func()) {
+// syncLayout syncs ly with its log.
+func syncLayout(t testing.TB, ly *position.Layout) {
 	t.Helper()
-	ly.mu.Lock()
-	release, err := ly.sync()
-	done = func() { release(); ly.mu.Unlock() }
-	if err != nil {
-		done()
+	if err := ly.WithSync(func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	return done
 }
 
-func syncLayout(t testing.TB, ly *layout) { lockSynced(t, ly)() }
-
-// scanAll syncs ly and scans every segment to its end; it returns the
-// segments' bookkeeping.
-func scanAll(t *testing.T, ly *layout) []*segInfo {
+// endOf is the end of stream k of ly.
+func endOf(t *testing.T, ly *position.Layout, k position.Kind) (end int64) {
 	t.Helper()
-	defer lockSynced(t, ly)()
-	for _, s := range ly.segs {
-		if err := ly.scan(s, s.snap.Next); err != nil {
-			t.Fatal(err)
-		}
+	err := ly.WithSync(func() (err error) {
+		end, err = ly.End(k)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return ly.segs
-}
-
-// scannedSegs is the bookkeeping of every segment of l as a fresh layout
-// computes it by reading the records back.
-func scannedSegs(t *testing.T, l partlog.Log) []*segInfo {
-	t.Helper()
-	return scanAll(t, &layout{log: l, lg: testutil.NewLogger().Entry})
+	return end
 }
 
 // sameBookkeeping fails unless the bookkeeping that appends kept equals
-// what a scan of the log computes: lengths, checkpoints, starts; besides
-// the scan's checkpoints appends may keep others at batch starts
-// (batchCkpt), each at the position the scan gives its record.
-func sameBookkeeping(t *testing.T, ly *layout) {
+// what a scan of the log computes (Layout.Check).
+func sameBookkeeping(t *testing.T, ly *position.Layout) {
 	t.Helper()
-	got := scanAll(t, ly)
-	fresh := &layout{log: ly.log, lg: testutil.NewLogger().Entry}
-	want := scanAll(t, fresh)
-	if len(got) != len(want) {
-		t.Fatalf("%d segments, scan has %d", len(got), len(want))
-	}
-	for i, w := range want {
-		g := got[i]
-		if g.start != w.start || g.next != w.next || g.length != w.length || g.lastCk != w.lastCk {
-			t.Fatalf("segment %d: appends kept start %v next %d length %v lastCk %v; scan: %v %d %v %v",
-				w.base, g.start, g.next, g.length, g.lastCk, w.start, w.next, w.length, w.lastCk)
-		}
-		var scanned []ckpt
-		for _, c := range g.ckpts {
-			if slices.Contains(w.ckpts, c) {
-				scanned = append(scanned, c)
-			} else if pos := ckptAt(t, fresh, c.off); pos != [2]int64{g.start[0] + c.pos[0], g.start[1] + c.pos[1]} {
-				t.Fatalf("segment %d: appends kept a checkpoint %v, the scan places record %d at %v", w.base, c, c.off, pos)
-			}
-		}
-		if !slices.Equal(scanned, w.ckpts) {
-			t.Fatalf("segment %d: appends kept checkpoints %v\nscan: %v", w.base, g.ckpts, w.ckpts)
-		}
+	if err := ly.Check(); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // ckptAt is where ly places record off in both streams.
-func ckptAt(t *testing.T, ly *layout, off int64) (pos [2]int64) {
+func ckptAt(t *testing.T, ly *position.Layout, off int64) [2]int64 {
 	t.Helper()
-	defer lockSynced(t, ly)()
-	for k := range pos {
-		var err error
-		if pos[k], err = ly.posOf(kind(k), off); err != nil {
-			t.Fatal(err)
-		}
+	pos, err := ly.PosBoth(off)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return pos
 }
@@ -171,7 +131,7 @@ func TestAppendBookkeepingMatchesScan(t *testing.T) {
 // with AppendLines, or without (the fs then makes the records).
 func testAppendBookkeeping(t *testing.T, lines bool) {
 	st := memlog.New(memlog.Options{})
-	h := writeHandle(t, st, plainKind)
+	h := writeHandle(t, st, position.Plain)
 	rc := &readCounter{}
 	wrapLog(t, h, func(l partlog.Log) partlog.Log {
 		if rc.Log = l; lines {
@@ -199,7 +159,7 @@ func testAppendBookkeeping(t *testing.T, lines bool) {
 	// lines longer than the checkpoint distance: checkpoints at
 	// consecutive records
 	writeInPieces([]byte(strings.Repeat(strings.Repeat("y", 70<<10)+"\n", 5) + strings.Repeat("z", 200<<10) + "\n"))
-	if end := endOf(t, h.n.p.ly, jsonKind); rc.reads != 0 || end == 0 {
+	if end := endOf(t, h.n.p.ly, position.JSON); rc.reads != 0 || end == 0 {
 		t.Fatalf("%d records read back after appends (end %d)", rc.reads, end)
 	}
 	sameBookkeeping(t, h.n.p.ly)
@@ -208,10 +168,10 @@ func testAppendBookkeeping(t *testing.T, lines bool) {
 		t.Fatal(err)
 	}
 	writeInPieces([]byte(variedLines(rng, 20000)))
-	if end := endOf(t, h.n.p.ly, jsonKind); rc.reads != 0 || end == 0 {
+	if end := endOf(t, h.n.p.ly, position.JSON); rc.reads != 0 || end == 0 {
 		t.Fatalf("%d records read back after appends across rolls (end %d)", rc.reads, end)
 	}
-	if n := len(scannedSegs(t, h.n.p.log)); n < 3 {
+	if n := segmentCount(h.n.p.log); n < 3 {
 		t.Fatalf("%d segments, want several", n)
 	}
 	sameBookkeeping(t, h.n.p.ly)
@@ -226,7 +186,7 @@ func testAppendBookkeeping(t *testing.T, lines bool) {
 // append to the scan.
 func TestJSONLAppendBookkeepingMatchesScan(t *testing.T) {
 	st := memlog.New(memlog.Options{})
-	h := writeHandle(t, st, jsonKind)
+	h := writeHandle(t, st, position.JSON)
 	rc := &readCounter{}
 	wrapLog(t, h, func(l partlog.Log) partlog.Log { rc.Log = l; return rc })
 	write := func(n int, ts ...string) {
@@ -243,14 +203,14 @@ func TestJSONLAppendBookkeepingMatchesScan(t *testing.T) {
 	syncLayout(t, h.n.p.ly)
 	write(1000, "", `,"timestamp":1764410400000`, `,"timestamp":9999999999999`, `,"timestamp":1000000000000`)
 	write(10, `,"timestamp":1764410400000`)
-	if end := endOf(t, h.n.p.ly, jsonKind); rc.reads != 0 || end == 0 {
+	if end := endOf(t, h.n.p.ly, position.JSON); rc.reads != 0 || end == 0 {
 		t.Fatalf("%d records read back after appends (end %d)", rc.reads, end)
 	}
 	sameBookkeeping(t, h.n.p.ly)
 	for _, odd := range []string{`,"timestamp":5`, `,"timestamp":10000000000000`, `,"timestamp":999999999999`} {
 		rc.reads = 0
 		write(1000, "", `,"timestamp":1764410400000`, odd)
-		if endOf(t, h.n.p.ly, jsonKind); rc.reads != 1000 {
+		if endOf(t, h.n.p.ly, position.JSON); rc.reads != 1000 {
 			t.Fatalf("%s: %d records read back, want the append's 1000", odd, rc.reads)
 		}
 		sameBookkeeping(t, h.n.p.ly)
@@ -287,7 +247,7 @@ func (l *sinkLog) Segments() ([]partlog.Segment, func()) {
 // sends it, without the FUSE round trip or the log's own append.
 func BenchmarkWriteMiB(b *testing.B) {
 	st := memlog.New(memlog.Options{})
-	h := writeHandle(b, st, plainKind)
+	h := writeHandle(b, st, position.Plain)
 	wrapLog(b, h, func(l partlog.Log) partlog.Log { return &sinkLog{Log: l} })
 	var sb strings.Builder
 	for i := 0; sb.Len() < 1<<20; i++ {
@@ -303,97 +263,12 @@ func BenchmarkWriteMiB(b *testing.B) {
 	}
 }
 
-// TestMeasurePanicIsAnError: a panic while measuring, in line or aside,
-// becomes an error that names the record, not a crash.
-func TestMeasurePanicIsAnError(t *testing.T) {
-	for _, aside := range []bool{false, true} {
-		m := start(1, aside, func(m *measurement) {
-			m.note(&record.Record{Value: []byte("x")})
-			panic("measuring")
-		})
-		if err := m.wait(); err == nil || !strings.Contains(err.Error(), "measuring record 1: panic") {
-			t.Fatalf("aside %v: error %v", aside, err)
-		}
-		m.release()
-	}
-}
-
-// TestMeasureLines: measuring lines, in line or aside, gives the figures
-// of measuring the records made of them.
-func TestMeasureLines(t *testing.T) {
-	head := []byte("joined \"line\"\n")
-	var body []byte
-	for i := 0; len(body) < 2*measureAsideBytes; i++ {
-		body = fmt.Appendf(body, "line %d \xff\t%s\n", i, strings.Repeat("é", i%5))
-	}
-	for _, b := range [][]byte{body[:40], body} {
-		recs := record.AppendLineRecords(nil, head, b)
-		want := measure(recs)
-		got := measureLines(head, b)
-		if want.wait() != nil || got.wait() != nil || !slices.Equal(got.sums, want.sums) ||
-			got.values != want.values || got.minTs != 0 || got.maxTs != 0 || len(got.sums) != len(recs) {
-			t.Fatalf("%d bytes: lines measured %d records, %d value bytes; records %d, %d",
-				len(b), len(got.sums), got.values, len(want.sums), want.values)
-		}
-		want.release()
-		got.release()
-	}
-}
-
-// TestMeasurePlainLines: lines of plain ASCII, measured from their ends
-// alone, give the figures of measuring the records made of them: empty
-// lines, chunks ending inside a line, a head of one line, in line and
-// aside; one byte that is not plain anywhere falls back to measuring
-// record by record, with the same figures.
-func TestMeasurePlainLines(t *testing.T) {
-	var body []byte
-	for i := 0; len(body) < 2*measureAsideBytes; i++ {
-		body = fmt.Appendf(body, "%d %s\n", i, strings.Repeat("ab", i%70))
-		if i%17 == 0 {
-			body = append(body, '\n')
-		}
-	}
-	cases := [][2][]byte{
-		{nil, body},
-		{[]byte("held line\n"), body[:500]},
-		{[]byte("\n"), append(body[:300:300], "tail without end"...)},
-		{[]byte("x\n"), nil},
-		{nil, []byte("no line end")},
-	}
-	// JSON lines: printable ASCII with quotes and backslashes, measured
-	// from their ends and quote counts; quotes in a head's bytes after its
-	// last line end belong to no line.
-	var js []byte
-	for i := 0; len(js) < 2*measureAsideBytes; i++ {
-		js = fmt.Appendf(js, `{"n":%d,"msg":"say \"%s\"","path":"c:\\%d"}`+"\n", i, strings.Repeat("ab", i%40), i)
-	}
-	cases = append(cases, [2][]byte{nil, js}, [2][]byte{[]byte(`"q"` + "\n" + `"dropped \" tail`), js[:700]},
-		[2][]byte{[]byte(`{"a":"\\"}` + "\n"), append(js[:200:200], `"tail \"`...)})
-	for _, bad := range []byte{'"', '\\', '\t', 0x7f, 0x80, 0xff} {
-		odd := slices.Clone(body)
-		odd[len(odd)/2] = bad
-		cases = append(cases, [2][]byte{[]byte("head\n"), odd})
-	}
-	for i, c := range cases {
-		recs := record.AppendLineRecords(nil, c[0], c[1])
-		want := measure(recs)
-		got := measureLines(c[0], c[1])
-		if want.wait() != nil || got.wait() != nil || !slices.Equal(got.sums, want.sums) ||
-			got.values != want.values || got.minTs != want.minTs || got.maxTs != want.maxTs {
-			t.Fatalf("case %d: lines measured %d records, %d value bytes; records %d, %d",
-				i, len(got.sums), got.values, len(want.sums), want.values)
-		}
-		want.release()
-		got.release()
-	}
-}
-
 // A big append (one batch of 64 KiB or more) and the append after it get
 // a checkpoint at their first record: finding the position of either
 // record reads no record before it, and the position is the scan's.
 func TestBigAppendStartsCheckpoint(t *testing.T) {
 	st := memlog.New(memlog.Options{})
-	h := writeHandle(t, st, plainKind)
+	h := writeHandle(t, st, position.Plain)
 	lowest := &lowestRead{}
 	wrapLog(t, h, func(l partlog.Log) partlog.Log { lowest.Log = l; return lowest })
 	write := func(lines, width int) (first int64) {
@@ -415,7 +290,7 @@ func TestBigAppendStartsCheckpoint(t *testing.T) {
 		if lowest.min != off {
 			t.Fatalf("placing record %d read from record %d", off, lowest.min)
 		}
-		if fresh := ckptAt(t, &layout{log: h.n.p.log, lg: testutil.NewLogger().Entry}, off); fresh != pos {
+		if fresh := ckptAt(t, h.n.p.ly.Rescan(), off); fresh != pos {
 			t.Fatalf("record %d placed at %v, a scan places it at %v", off, pos, fresh)
 		}
 	}
@@ -435,4 +310,11 @@ func (r *lowestRead) Read(seg partlog.Segment, from int64, fn func(*record.Recor
 		}
 		return fn(rec)
 	})
+}
+
+// segmentCount is the number of segments of l.
+func segmentCount(l partlog.Log) int {
+	segs, release := l.Segments()
+	defer release()
+	return len(segs)
 }

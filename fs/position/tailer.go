@@ -1,4 +1,4 @@
-package fs
+package position
 
 import (
 	"fmt"
@@ -7,20 +7,20 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// tailer reads a partition's records as they arrive, for views folded
+// Tailer reads a partition's records as they arrive, for views folded
 // from the whole partition (decoded.jsonl, .groups): each update reads
 // only what was appended since the previous one, unless retention or
 // compaction changed what was read, in which case it starts over.
-type tailer struct {
+type Tailer struct {
 	log  partlog.Log
 	segs []partlog.Segment // as of the last update
 	next int64             // offset after the last record read
 }
 
-// update calls reset and then fn for every record when the log changed
+// Update calls reset and then fn for every record when the log changed
 // other than by appends (or on the first call), else fn for each record
 // appended since the last update.
-func (t *tailer) update(reset func(), fn func(*record.Record)) error {
+func (t *Tailer) Update(reset func(), fn func(*record.Record)) error {
 	snap, release := t.log.Segments()
 	defer release()
 	from := 0
@@ -51,7 +51,7 @@ func (t *tailer) update(reset func(), fn func(*record.Record)) error {
 
 // appendedOnly reports whether snap holds the segments of the last update
 // unchanged, the last one possibly grown, followed by new ones.
-func (t *tailer) appendedOnly(snap []partlog.Segment) bool {
+func (t *Tailer) appendedOnly(snap []partlog.Segment) bool {
 	if len(snap) < len(t.segs) {
 		return false
 	}
@@ -63,3 +63,6 @@ func (t *tailer) appendedOnly(snap []partlog.Segment) bool {
 	}
 	return true
 }
+
+// NewTailer returns a Tailer of l that has read nothing yet.
+func NewTailer(l partlog.Log) Tailer { return Tailer{log: l} }

@@ -1,4 +1,4 @@
-package fs
+package position
 
 import (
 	"fmt"
@@ -14,20 +14,20 @@ import (
 // a new goroutine gets a core, and measuring in line is cheaper.
 const measureAsideMin = 2048
 
-// measureAsideBytes stands for measureAsideMin where the lines are not yet
+// MeasureAsideBytes stands for measureAsideMin where the lines are not yet
 // counted: 2048 lines of 64 bytes.
-const measureAsideBytes = measureAsideMin * 64
+const MeasureAsideBytes = measureAsideMin * 64
 
 // recLen is what the position bookkeeping needs of records before the
 // log has given them offsets: their plain renderings' length (line ends
 // included) and their jsonl.FieldsLen.
 type recLen struct{ plain, fields int64 }
 
-// measurement is what an append's records measure: every byte of every
+// Measurement is what an append's records measure: every byte of every
 // value is read, so a large append is measured while the log writes it,
 // on the core that is otherwise idle while the writer waits for its
 // write. The bookkeeping then reads these figures, not the records.
-type measurement struct {
+type Measurement struct {
 	wg     sync.WaitGroup
 	sums   []recLen // running totals: sums[i] adds up records 0..i
 	minTs  int64    // the smallest positive timestamp, 0 if none
@@ -38,23 +38,23 @@ type measurement struct {
 	quotes []int32  // and of the quotes before each
 }
 
-var measurements = sync.Pool{New: func() any { return new(measurement) }}
+var measurements = sync.Pool{New: func() any { return new(Measurement) }}
 
-// measure starts measuring recs. The caller must not change recs before
+// Measure starts measuring recs. The caller must not change recs before
 // wait returns, and must call release once done with the figures.
-func measure(recs []record.Record) *measurement {
-	return start(len(recs), len(recs) >= measureAsideMin, func(m *measurement) {
+func Measure(recs []record.Record) *Measurement {
+	return start(len(recs), len(recs) >= measureAsideMin, func(m *Measurement) {
 		for i := range recs {
 			m.note(&recs[i])
 		}
 	})
 }
 
-// measureLines is measure of the records record.AppendLineRecords makes of
+// MeasureLines is measure of the records record.AppendLineRecords makes of
 // head and then of body, measured from the lines before they are appended:
 // by plainLines where it can, else record by record.
-func measureLines(head, body []byte) *measurement {
-	return start(0, len(body) >= measureAsideBytes, func(m *measurement) {
+func MeasureLines(head, body []byte) *Measurement {
+	return start(0, len(body) >= MeasureAsideBytes, func(m *Measurement) {
 		if m.plainLines(head, body) {
 			return
 		}
@@ -79,7 +79,7 @@ const maxPlainBytes = 1 << 30
 // its length and its quotes, with no timestamp. Otherwise it measures
 // nothing and reports false. The ends index the chunks as if joined.
 // REQUIRES: m fresh from start.
-func (m *measurement) plainLines(chunks ...[]byte) bool {
+func (m *Measurement) plainLines(chunks ...[]byte) bool {
 	ends, quotes, total := m.ends[:0], m.quotes[:0], 0
 	defer func() { m.ends, m.quotes = keptEnds(ends), keptEnds(quotes) }()
 	var sum recLen
@@ -107,7 +107,7 @@ func (m *measurement) plainLines(chunks ...[]byte) bool {
 }
 
 // unmeasured drops what plainLines measured and reports false.
-func (m *measurement) unmeasured() bool {
+func (m *Measurement) unmeasured() bool {
 	m.sums, m.values = m.sums[:0], 0
 	return false
 }
@@ -124,8 +124,8 @@ func keptEnds(ends []int32) []int32 {
 // start runs fn to measure records (about n), on a goroutine of its own if
 // aside, else in line. A panic is kept as an error: it must not take the
 // daemon down from a goroutine no handler guards.
-func start(n int, aside bool, fn func(*measurement)) *measurement {
-	m := measurements.Get().(*measurement)
+func start(n int, aside bool, fn func(*Measurement)) *Measurement {
+	m := measurements.Get().(*Measurement)
 	m.sums, m.minTs, m.maxTs, m.values, m.err = slices.Grow(m.sums[:0], n), 0, 0, 0, nil
 	run := func() {
 		defer func() {
@@ -148,7 +148,7 @@ func start(n int, aside bool, fn func(*measurement)) *measurement {
 }
 
 // note measures the next record.
-func (m *measurement) note(r *record.Record) {
+func (m *Measurement) note(r *record.Record) {
 	sum := recLen{plainLen(r), jsonl.FieldsLen(r)}
 	if i := len(m.sums); i > 0 {
 		sum.plain += m.sums[i-1].plain
@@ -165,22 +165,29 @@ func (m *measurement) note(r *record.Record) {
 }
 
 // sumBefore is the running total of the records before record i.
-func (m *measurement) sumBefore(i int) recLen {
+func (m *Measurement) sumBefore(i int) recLen {
 	if i == 0 {
 		return recLen{}
 	}
 	return m.sums[i-1]
 }
 
-// wait waits for the measuring to end; an error means the figures are
+// Wait waits for the measuring to end; an error means the figures are
 // incomplete.
-func (m *measurement) wait() error {
+func (m *Measurement) Wait() error {
 	m.wg.Wait()
 	return m.err
 }
 
-// release waits for the measuring to end and recycles m.
-func (m *measurement) release() {
+// Release waits for the measuring to end and recycles m.
+func (m *Measurement) Release() {
 	m.wg.Wait()
 	measurements.Put(m)
 }
+
+// Records is how many records m measured. REQUIRES: after Wait.
+func (m *Measurement) Records() int { return len(m.sums) }
+
+// ValueBytes is the value bytes of the records m measured, for the
+// metrics. REQUIRES: after Wait.
+func (m *Measurement) ValueBytes() int { return m.values }

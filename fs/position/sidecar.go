@@ -1,4 +1,4 @@
-package fs
+package position
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/partfs/partfs/partlog"
 )
 
-// sidecarName is the per-partition file that keeps the position
+// SidecarName is the per-partition file that keeps the position
 // bookkeeping across mounts. Format (all varints, signed unless noted):
 //
 //	"pfpos3\n" uvarint(nsegs) { base uvarint(stamp) start[0] start[1]
@@ -21,12 +21,12 @@ import (
 // a partlog.RewritesUnseen log only the starts are kept. A "pfpos2\n"
 // sidecar is the same without stamps: its starts are kept.
 const (
-	sidecarName  = "fs-positions"
+	SidecarName  = "fs-positions"
 	sidecarMagic = "pfpos3\n"
 	oldMagic     = "pfpos2\n"
 )
 
-func encodeSidecar(segs []*segInfo) []byte {
+func encodeSidecar(segs []*SegInfo) []byte {
 	b := []byte(sidecarMagic)
 	b = binary.AppendUvarint(b, uint64(len(segs)))
 	for _, s := range segs {
@@ -37,7 +37,7 @@ func encodeSidecar(segs []*segInfo) []byte {
 		}
 		b = binary.AppendUvarint(b, uint64(len(s.ckpts)))
 		for _, c := range s.ckpts {
-			b = binary.AppendVarint(b, c.off)
+			b = binary.AppendVarint(b, c.Off)
 			b = binary.AppendVarint(b, c.pos[0])
 			b = binary.AppendVarint(b, c.pos[1])
 		}
@@ -68,7 +68,7 @@ func (r *sidecarReader) uvarint() uint64 {
 	return v
 }
 
-func decodeSidecar(b []byte) ([]*segInfo, error) {
+func decodeSidecar(b []byte) ([]*SegInfo, error) {
 	stamped := bytes.HasPrefix(b, []byte(sidecarMagic))
 	if !stamped && !bytes.HasPrefix(b, []byte(oldMagic)) {
 		return nil, errSidecar
@@ -78,9 +78,9 @@ func decodeSidecar(b []byte) ([]*segInfo, error) {
 	if n > uint64(len(b)) {
 		return nil, errSidecar
 	}
-	segs := make([]*segInfo, 0, n)
+	segs := make([]*SegInfo, 0, n)
 	for i := uint64(0); i < n && r.err == nil; i++ {
-		s := &segInfo{base: r.varint()}
+		s := &SegInfo{base: r.varint()}
 		if stamped {
 			s.stamp = r.uvarint()
 		}
@@ -92,7 +92,7 @@ func decodeSidecar(b []byte) ([]*segInfo, error) {
 			return nil, errSidecar
 		}
 		for j := uint64(0); j < nc && r.err == nil; j++ {
-			s.ckpts = append(s.ckpts, ckpt{off: r.varint(), pos: [2]int64{r.varint(), r.varint()}})
+			s.ckpts = append(s.ckpts, Ckpt{Off: r.varint(), pos: [2]int64{r.varint(), r.varint()}})
 		}
 		if nc > 0 {
 			s.lastCk = s.ckpts[nc-1].pos
@@ -113,21 +113,21 @@ func decodeSidecar(b []byte) ([]*segInfo, error) {
 // them), in the same format.
 const decodedSidecarName = "fs-positions-decoded"
 
-func (ly *layout) sidecarName() string {
+func (ly *Layout) sidecarName() string {
 	if ly.dec != nil {
 		return decodedSidecarName
 	}
-	return sidecarName
+	return SidecarName
 }
 
 // load restores the bookkeeping from the sidecar, if any.
-func (ly *layout) load() {
+func (ly *Layout) load() {
 	b, err := ly.log.LoadSidecar(ly.sidecarName())
 	if errors.Is(err, partlog.ErrNotFound) {
 		return
 	}
 	if err == nil {
-		var segs []*segInfo
+		var segs []*SegInfo
 		if segs, err = decodeSidecar(b); err == nil {
 			if ru, ok := ly.log.(partlog.RewritesUnseen); ok && ru.UnseenRewrites() {
 				for _, s := range segs {
@@ -141,14 +141,14 @@ func (ly *layout) load() {
 	ly.lg.WithError(err).WithField("file", ly.sidecarName()).Warn("position sidecar unusable; recomputing positions")
 }
 
-// save writes the sidecar if anything changed since the last save. The
+// Save writes the sidecar if anything changed since the last save. The
 // log is synced first, before the layout's lock is taken (an fsync may
 // take long, and readers and writers need the lock): the sidecar is
 // durable, so the records it places must be too, or a power loss could
 // cut the log below them and records appended after recovery would take
 // positions the sidecar gives others. Records appended between the sync
 // and the snapshot are placed unsynced.
-func (ly *layout) save() error {
+func (ly *Layout) Save() error {
 	ly.mu.Lock()
 	dirty := ly.dirty
 	ly.mu.Unlock()
@@ -165,7 +165,7 @@ func (ly *layout) save() error {
 	if err != nil {
 		return err
 	}
-	if _, err := ly.end(plainKind); err != nil {
+	if _, err := ly.End(Plain); err != nil {
 		return err
 	}
 	if err := ly.log.SaveSidecar(ly.sidecarName(), encodeSidecar(ly.segs)); errors.Is(err, partlog.ErrReadOnly) {

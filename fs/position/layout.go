@@ -1,4 +1,4 @@
-package fs
+package position
 
 import (
 	"cmp"
@@ -16,15 +16,15 @@ import (
 // ckptEvery is the rendering distance between position checkpoints.
 const ckptEvery = 64 << 10
 
-// ckpt ties a record offset to its rendered positions, relative to the
+// Ckpt ties a record offset to its rendered positions, relative to the
 // start of its segment's range, in both streams.
-type ckpt struct {
-	off int64
+type Ckpt struct {
+	Off int64
 	pos [2]int64
 }
 
-// segInfo is the position bookkeeping of one segment.
-type segInfo struct {
+// SegInfo is the position bookkeeping of one segment.
+type SegInfo struct {
 	base  int64
 	id    uint64
 	stamp uint64   // partlog.Segment.Stamp of the content
@@ -35,7 +35,7 @@ type segInfo struct {
 	next   int64
 	size   int64 // segment file size when next was reached (identity across mounts)
 	length [2]int64
-	ckpts  []ckpt
+	ckpts  []Ckpt
 	lastCk [2]int64
 	// afterBig: the last append accounted for (noteAppend) was a big one
 	// (batchCkpt); not kept across mounts
@@ -44,7 +44,7 @@ type segInfo struct {
 	snap partlog.Segment // the latest snapshot descriptor
 }
 
-func (s *segInfo) resetContent() {
+func (s *SegInfo) resetContent() {
 	s.next, s.size, s.length, s.ckpts, s.lastCk = s.base, 0, [2]int64{}, nil, [2]int64{}
 }
 
@@ -52,29 +52,50 @@ func (s *segInfo) resetContent() {
 // not survive a remount) still describes sg: the same base and a known
 // stamp (a rewrite, such as compaction, changes it), and the segment at
 // least as long with at least the records scanned.
-func (s *segInfo) adopt(sg partlog.Segment) bool {
+func (s *SegInfo) adopt(sg partlog.Segment) bool {
 	return s.id == 0 && s.stamp != 0 && s.stamp == sg.Stamp && sg.Size >= s.size && sg.Next >= s.next
 }
 
-// layout keeps the stable positions of a partition's rendered streams.
-type layout struct {
+// Decoder renders records whose keys or values are schema-encoded
+// differently from docs/spec.md §3 (the filesystem's schema decoding).
+type Decoder interface {
+	// Decodes reports whether r renders differently; the other methods
+	// are called only for such a record.
+	Decodes(r *record.Record) bool
+	// Lens returns the lengths of r's plain and JSON renderings.
+	Lens(r *record.Record) (plain, json int64, err error)
+	// Render appends r's rendering of kind k to dst.
+	Render(dst []byte, k Kind, r *record.Record) ([]byte, error)
+	// AppendJSON appends r's JSON object (no newline) and returns the
+	// length of its value's plain rendering (without the newline).
+	AppendJSON(dst []byte, r *record.Record) (out []byte, valueLen int, err error)
+}
+
+// decodes reports whether d (nil: none) renders r differently.
+func decodes(d Decoder, r *record.Record) bool { return d != nil && d.Decodes(r) }
+
+// Layout keeps the stable positions of a partition's rendered streams.
+type Layout struct {
 	log partlog.Log
 	lg  *logrus.Entry
-	dec *decoder // schema-encoded payloads decoded; nil: none
+	dec Decoder // schema-encoded payloads decoded; nil: none
 
 	mu    sync.Mutex
-	segs  []*segInfo        // REQUIRES: mu held; by base, as of the last sync
+	segs  []*SegInfo        // REQUIRES: mu held; by base, as of the last sync
 	last  []partlog.Segment // REQUIRES: mu held; the snapshot segs reconcile, nil if none
 	dirty bool              // REQUIRES: mu held; sidecar out of date
 }
 
-func newLayout(l partlog.Log, lg *logrus.Entry) *layout {
-	return newDecodingLayout(l, lg, nil)
+func NewLayout(l partlog.Log, lg *logrus.Entry) *Layout {
+	return NewDecodingLayout(l, lg, nil)
 }
 
-// newDecodingLayout is newLayout of renderings that decode with dec.
-func newDecodingLayout(l partlog.Log, lg *logrus.Entry, dec *decoder) *layout {
-	ly := &layout{log: l, lg: lg, dec: dec}
+// Decoder returns the decoder ly renders with (nil: none).
+func (ly *Layout) Decoder() Decoder { return ly.dec }
+
+// NewDecodingLayout is NewLayout of renderings that decode with dec.
+func NewDecodingLayout(l partlog.Log, lg *logrus.Entry, dec Decoder) *Layout {
+	ly := &Layout{log: l, lg: lg, dec: dec}
 	ly.load()
 	return ly
 }
@@ -86,25 +107,25 @@ func newDecodingLayout(l partlog.Log, lg *logrus.Entry, dec *decoder) *layout {
 // a partition of thousands of windows does not walk them; another is
 // merged with the bookkeeping in one pass by base.
 // REQUIRES: mu held.
-func (ly *layout) sync() (release func(), err error) {
+func (ly *Layout) sync() (release func(), err error) {
 	snap, release := ly.log.Segments()
 	if sameSnapshot(snap, ly.last) {
 		return release, nil
 	}
 	ly.last = nil
-	segs := make([]*segInfo, 0, len(snap))
+	segs := make([]*SegInfo, 0, len(snap))
 	j := 0
 	for _, sg := range snap {
 		for j < len(ly.segs) && ly.segs[j].base < sg.Base {
 			j++
 		}
-		var inf *segInfo
+		var inf *SegInfo
 		if j < len(ly.segs) && ly.segs[j].base == sg.Base {
 			inf = ly.segs[j]
 		}
 		switch {
 		case inf == nil:
-			inf = &segInfo{base: sg.Base, id: sg.ID, stamp: sg.Stamp, start: [2]int64{-1, -1}}
+			inf = &SegInfo{base: sg.Base, id: sg.ID, stamp: sg.Stamp, start: [2]int64{-1, -1}}
 			inf.resetContent()
 			ly.dirty = true
 		case inf.adopt(sg):
@@ -146,7 +167,7 @@ const placeScans = 16
 // allows, and the segment placed at its slot otherwise (or right after
 // what is known of its predecessor, if that ends past the slot).
 // REQUIRES: mu held.
-func (ly *layout) assignStarts(prev []*segInfo) error {
+func (ly *Layout) assignStarts(prev []*SegInfo) error {
 	scans := placeScans
 	for i, s := range ly.segs {
 		if s.start[0] >= 0 {
@@ -184,7 +205,7 @@ func (ly *layout) assignStarts(prev []*segInfo) error {
 // startAfterRemoved places a first segment never seen before: after the
 // end of the last removed segment that preceded it, or at its slot (0 if
 // none).
-func (ly *layout) startAfterRemoved(prev []*segInfo, base, slot int64) [2]int64 {
+func (ly *Layout) startAfterRemoved(prev []*SegInfo, base, slot int64) [2]int64 {
 	st := [2]int64{slot, slot}
 	for _, p := range prev {
 		if p.base < base && p.start[0] >= 0 {
@@ -197,7 +218,7 @@ func (ly *layout) startAfterRemoved(prev []*segInfo, base, slot int64) [2]int64 
 // scan renders s's content from s.next up to offset upTo (at most the
 // snapshot's end), extending lengths and checkpoints.
 // REQUIRES: mu held.
-func (ly *layout) scan(s *segInfo, upTo int64) error {
+func (ly *Layout) scan(s *SegInfo, upTo int64) error {
 	_, err := ly.scanRendering(s, upTo, nil)
 	return err
 }
@@ -206,7 +227,7 @@ func (ly *layout) scan(s *segInfo, upTo int64) error {
 // rendering the records from upTo on into w (accounting for them too). It
 // returns the lengths before the first record at or after upTo.
 // REQUIRES: mu held.
-func (ly *layout) scanRendering(s *segInfo, upTo int64, w *renderer) (before [2]int64, err error) {
+func (ly *Layout) scanRendering(s *SegInfo, upTo int64, w *Renderer) (before [2]int64, err error) {
 	upTo = min(upTo, s.snap.Next)
 	if s.next >= upTo {
 		return s.length, nil
@@ -252,19 +273,19 @@ func (ly *layout) scanRendering(s *segInfo, upTo int64, w *renderer) (before [2]
 // ckptDue reports that a record rendered from pos on is add's next
 // checkpoint: pos is ckptEvery or more past the last one in either
 // rendering.
-func (s *segInfo) ckptDue(pos [2]int64) bool {
+func (s *SegInfo) ckptDue(pos [2]int64) bool {
 	return pos[0]-s.lastCk[0] >= ckptEvery || pos[1]-s.lastCk[1] >= ckptEvery
 }
 
 // add accounts for the record at offset off, rendered in plain and json
 // bytes (line ends included). REQUIRES: the layout's mu held.
-func (s *segInfo) add(off, plain, json int64) {
+func (s *SegInfo) add(off, plain, json int64) {
 	if s.ckptDue(s.length) {
-		s.ckpts = append(s.ckpts, ckpt{off: off, pos: s.length})
+		s.ckpts = append(s.ckpts, Ckpt{Off: off, pos: s.length})
 		s.lastCk = s.length
 	}
-	s.length[plainKind] += plain
-	s.length[jsonKind] += json
+	s.length[Plain] += plain
+	s.length[JSON] += json
 	s.next = off + 1
 }
 
@@ -278,13 +299,13 @@ func (s *segInfo) add(off, plain, json int64) {
 // the other checkpoints stays add's, so appends keep the checkpoints a
 // scan of the log places, and these besides. REQUIRES: the layout's mu
 // held, s.next == first.
-func (s *segInfo) batchCkpt(first int64, big bool) {
+func (s *SegInfo) batchCkpt(first int64, big bool) {
 	lastOff := s.base
 	if len(s.ckpts) > 0 {
-		lastOff = s.ckpts[len(s.ckpts)-1].off
+		lastOff = s.ckpts[len(s.ckpts)-1].Off
 	}
 	if (big || s.afterBig) && first > lastOff && !s.ckptDue(s.length) {
-		s.ckpts = append(s.ckpts, ckpt{off: first, pos: s.length})
+		s.ckpts = append(s.ckpts, Ckpt{Off: first, pos: s.length})
 	}
 	s.afterBig = big
 }
@@ -294,7 +315,7 @@ func (s *segInfo) batchCkpt(first int64, big bool) {
 // length being its fields' plus perJSON. It places the checkpoints add
 // would, found by binary search instead of record by record. REQUIRES:
 // the layout's mu held.
-func (s *segInfo) addRun(first int64, sums []recLen, from, to int, perJSON int64) {
+func (s *SegInfo) addRun(first int64, sums []recLen, from, to int, perJSON int64) {
 	var base recLen
 	if from > 0 {
 		base = sums[from-1]
@@ -315,7 +336,7 @@ func (s *segInfo) addRun(first int64, sums []recLen, from, to int, perJSON int64
 			break
 		}
 		pos := before(j)
-		s.ckpts = append(s.ckpts, ckpt{off: first + int64(j), pos: pos})
+		s.ckpts = append(s.ckpts, Ckpt{Off: first + int64(j), pos: pos})
 		s.lastCk, k = pos, j+1
 	}
 	s.length, s.next = before(to), first+int64(to)
@@ -330,21 +351,21 @@ func plainLen(r *record.Record) int64 {
 
 // find returns the index of the last segment with base <= off, or 0.
 // REQUIRES: mu held.
-func (ly *layout) find(off int64) int {
+func (ly *Layout) find(off int64) int {
 	i := sort.Search(len(ly.segs), func(i int) bool { return ly.segs[i].base > off })
 	return max(i-1, 0)
 }
 
 // findPos returns the index of the last segment whose range starts at or
 // before pos, or 0. REQUIRES: mu held.
-func (ly *layout) findPos(k kind, pos int64) int {
+func (ly *Layout) findPos(k Kind, pos int64) int {
 	i := sort.Search(len(ly.segs), func(i int) bool { return ly.segs[i].start[k] > pos })
 	return max(i-1, 0)
 }
 
-// end returns the end position of stream k (the st_size of `log`).
+// End returns the end position of stream k (the st_size of `log`).
 // REQUIRES: mu held, after sync.
-func (ly *layout) end(k kind) (int64, error) {
+func (ly *Layout) End(k Kind) (int64, error) {
 	last := ly.segs[len(ly.segs)-1]
 	if err := ly.scan(last, last.snap.Next); err != nil {
 		return 0, err
@@ -352,9 +373,9 @@ func (ly *layout) end(k kind) (int64, error) {
 	return last.start[k] + last.length[k], nil
 }
 
-// withSync runs fn on the bookkeeping reconciled with a fresh snapshot,
+// WithSync runs fn on the bookkeeping reconciled with a fresh snapshot,
 // under mu; the snapshot is released when fn returns.
-func (ly *layout) withSync(fn func() error) error {
+func (ly *Layout) WithSync(fn func() error) error {
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
 	release, err := ly.sync()
@@ -365,10 +386,10 @@ func (ly *layout) withSync(fn func() error) error {
 	return fn()
 }
 
-// gapless reports whether stream k has no gap: the first segment's range
+// Gapless reports whether stream k has no gap: the first segment's range
 // starts at 0 and each segment's content, wholly accounted for, ends where
 // the next one's range starts. REQUIRES: mu held, after sync.
-func (ly *layout) gapless(k kind) bool {
+func (ly *Layout) Gapless(k Kind) bool {
 	if ly.segs[0].start[k] != 0 {
 		return false
 	}
@@ -381,7 +402,7 @@ func (ly *layout) gapless(k kind) bool {
 	return true
 }
 
-// gaps returns how many bytes of stream k up to its end hold no record:
+// Gaps returns how many bytes of stream k up to its end hold no record:
 // those before the first segment's range (removed by retention) and
 // between a segment's rendered content and the next segment's range.
 // Segments not wholly rendered whose successors have slots (windows of a
@@ -389,8 +410,8 @@ func (ly *layout) gapless(k kind) bool {
 // otherwise, or without slots (a local segment, which may be large), exact
 // is false, their unrendered records count as gap and the figure is an
 // upper bound. REQUIRES: mu held, after sync.
-func (ly *layout) gaps(k kind) (bytes int64, exact bool, err error) {
-	var unread []*segInfo
+func (ly *Layout) Gaps(k Kind) (bytes int64, exact bool, err error) {
+	var unread []*SegInfo
 	for i, s := range ly.segs[:len(ly.segs)-1] {
 		if s.next < s.snap.Next && ly.segs[i+1].snap.Slot > 0 {
 			unread = append(unread, s)
@@ -419,7 +440,7 @@ func (ly *layout) gaps(k kind) (bytes int64, exact bool, err error) {
 // content ends inside the range before the next one's range starts (a
 // segment not wholly accounted for is scanned to know). REQUIRES: mu
 // held, after sync.
-func (ly *layout) gaplessIn(k kind, from, to int64) (bool, error) {
+func (ly *Layout) GaplessIn(k Kind, from, to int64) (bool, error) {
 	if ly.segs[0].start[k] > from {
 		return false, nil
 	}
@@ -440,7 +461,7 @@ func (ly *layout) gaplessIn(k kind, from, to int64) (bool, error) {
 	return true, nil
 }
 
-// noteAppend accounts for records just appended at offsets first.. (as m
+// NoteAppend accounts for records just appended at offsets first.. (as m
 // measured them) so that a stat after a write does not read them back. It
 // only does so when they surely landed right after what is known of the
 // active segment; else a later scan reads them. Timestamps <= 0 were set
@@ -448,7 +469,7 @@ func (ly *layout) gaplessIn(k kind, from, to int64) (bool, error) {
 // 2286); a record with a timestamp of another width is left to the scan,
 // as the log may replace it (LogAppendTime). So every timestamp has as
 // many digits as now, and now stands in for each in the JSON length.
-func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
+func (ly *Layout) NoteAppend(first int64, m *Measurement, now int64) {
 	tsLen := func(ts int64) int64 { return jsonl.LenAt(0, 0, ts) } // its digits' share
 	if m.maxTs > 0 && (tsLen(m.minTs) != tsLen(now) || tsLen(m.maxTs) != tsLen(now)) {
 		return
@@ -456,7 +477,7 @@ func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
 	n := len(m.sums)
-	var prev *segInfo
+	var prev *SegInfo
 	for _, s := range ly.landed(first, int64(n)) {
 		if s.start[0] < 0 { // a segment the append began: right after prev
 			for k := range s.start {
@@ -490,7 +511,7 @@ func (ly *layout) noteAppend(first int64, m *measurement, now int64) {
 // that spans segments is accounted for only when nothing else landed
 // after it (the log ends right after it) and the segment it began in
 // kept its ID. REQUIRES: mu held.
-func (ly *layout) landed(first, n int64) []*segInfo {
+func (ly *Layout) landed(first, n int64) []*SegInfo {
 	if len(ly.segs) == 0 || ly.segs[len(ly.segs)-1].next != first {
 		return nil
 	}
@@ -511,9 +532,9 @@ func (ly *layout) landed(first, n int64) []*segInfo {
 		}
 	}
 	s.snap = snap[k]
-	out := []*segInfo{s}
+	out := []*SegInfo{s}
 	for _, sg := range snap[k+1:] {
-		inf := &segInfo{base: sg.Base, id: sg.ID, stamp: sg.Stamp, snap: sg, start: [2]int64{-1, -1}}
+		inf := &SegInfo{base: sg.Base, id: sg.ID, stamp: sg.Stamp, snap: sg, start: [2]int64{-1, -1}}
 		inf.resetContent()
 		out = append(out, inf)
 	}
@@ -524,3 +545,11 @@ func (ly *layout) landed(first, n int64) []*segInfo {
 	ly.last = nil
 	return out
 }
+
+// FirstBase is the base offset of the first segment. REQUIRES: inside
+// WithSync.
+func (ly *Layout) FirstBase() int64 { return ly.segs[0].base }
+
+// LastNext is the offset after the last segment's records. REQUIRES:
+// inside WithSync.
+func (ly *Layout) LastNext() int64 { return ly.segs[len(ly.segs)-1].snap.Next }

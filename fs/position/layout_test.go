@@ -1,10 +1,9 @@
-package fs
+package position
 
 import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -58,10 +57,10 @@ func filledLog(t *testing.T, batches int) *memlog.Log {
 	return l
 }
 
-func endOf(t *testing.T, ly *layout, k kind) int64 {
+func endOf(t *testing.T, ly *Layout, k Kind) int64 {
 	t.Helper()
 	defer lockSynced(t, ly)()
-	end, err := ly.end(k)
+	end, err := ly.End(k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +70,14 @@ func endOf(t *testing.T, ly *layout, k kind) int64 {
 func TestCleanRemountReadsNoSegmentData(t *testing.T) {
 	l := filledLog(t, 100)
 	lg := logrus.NewEntry(logrus.New())
-	ly := newLayout(l, lg)
-	want := [2]int64{endOf(t, ly, plainKind), endOf(t, ly, jsonKind)}
-	if err := ly.save(); err != nil {
+	ly := NewLayout(l, lg)
+	want := [2]int64{endOf(t, ly, Plain), endOf(t, ly, JSON)}
+	if err := ly.Save(); err != nil {
 		t.Fatal(err)
 	}
 	r := &remounted{Log: l}
-	ly2 := newLayout(r, lg)
-	got := [2]int64{endOf(t, ly2, plainKind), endOf(t, ly2, jsonKind)}
+	ly2 := NewLayout(r, lg)
+	got := [2]int64{endOf(t, ly2, Plain), endOf(t, ly2, JSON)}
 	if got != want || r.reads != 0 {
 		t.Fatalf("remount: ends %v (want %v), %d records read (want 0)", got, want, r.reads)
 	}
@@ -86,17 +85,17 @@ func TestCleanRemountReadsNoSegmentData(t *testing.T) {
 	if _, err := l.Append([]record.Record{{Value: []byte("new")}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := endOf(t, ly2, plainKind); got != want[0]+4 || r.reads != 1 {
+	if got := endOf(t, ly2, Plain); got != want[0]+4 || r.reads != 1 {
 		t.Fatalf("after append: end %d (want %d), %d reads", got, want[0]+4, r.reads)
 	}
 	// A position deep inside is found from a checkpoint, not from the start.
 	r.reads = 0
 	ly2.mu.Lock()
 	release, _ := ly2.sync()
-	cur, err := ly2.locate(plainKind, want[0]-5)
+	cur, err := ly2.locate(Plain, want[0]-5)
 	release()
 	ly2.mu.Unlock()
-	if err != nil || cur.off != 9999 || cur.skip != 7 {
+	if err != nil || cur.Off != 9999 || cur.Skip != 7 {
 		t.Fatalf("locate: %+v %v", cur, err)
 	}
 	if r.reads > 10000/4 {
@@ -105,10 +104,10 @@ func TestCleanRemountReadsNoSegmentData(t *testing.T) {
 }
 
 func TestSidecarRoundTripAndGarbage(t *testing.T) {
-	segs := []*segInfo{{base: 5, start: [2]int64{1, 2}, next: 9, size: 77, length: [2]int64{3, 4},
-		ckpts: []ckpt{{off: 6, pos: [2]int64{1, 2}}}}}
+	segs := []*SegInfo{{base: 5, start: [2]int64{1, 2}, next: 9, size: 77, length: [2]int64{3, 4},
+		ckpts: []Ckpt{{Off: 6, pos: [2]int64{1, 2}}}}}
 	got, err := decodeSidecar(encodeSidecar(segs))
-	if err != nil || len(got) != 1 || got[0].size != 77 || got[0].ckpts[0].off != 6 || got[0].lastCk != [2]int64{1, 2} {
+	if err != nil || len(got) != 1 || got[0].size != 77 || got[0].ckpts[0].Off != 6 || got[0].lastCk != [2]int64{1, 2} {
 		t.Fatalf("round trip: %+v %v", got, err)
 	}
 	b := encodeSidecar(segs)
@@ -116,25 +115,6 @@ func TestSidecarRoundTripAndGarbage(t *testing.T) {
 		if _, err := decodeSidecar(b[:i]); err == nil {
 			t.Fatalf("truncated sidecar of %d bytes accepted", i)
 		}
-	}
-}
-
-// TestPeriodicSidecarSave: a mount saves changed sidecars while running,
-// so a crash leaves little to recompute.
-func TestPeriodicSidecarSave(t *testing.T) {
-	st := memlog.New(memlog.Options{})
-	m := mountWith(t, Options{Store: st, SaveInterval: 20 * time.Millisecond})
-	m.Sh("mkdir t && seq 1 100 >> t/0/log && stat t/0/log > /dev/null")
-	l, _ := st.Log("t", 0)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := l.LoadSidecar(sidecarName); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no sidecar saved while mounted")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -161,10 +141,10 @@ func (s *syncOrder) SaveSidecar(name string, data []byte) error {
 // the durable sidecar never places records a power loss could drop.
 func TestSaveSyncsFirst(t *testing.T) {
 	l := &syncOrder{Log: filledLog(t, 300)}
-	ly := newLayout(l, logrus.NewEntry(logrus.New()))
+	ly := NewLayout(l, logrus.NewEntry(logrus.New()))
 	syncLayout(t, ly)
 	ly.dirty = true
-	if err := ly.save(); err != nil {
+	if err := ly.Save(); err != nil {
 		t.Fatal(err)
 	}
 	if l.saves != 1 || l.late != 0 {
@@ -193,7 +173,7 @@ func (s *sharedSnapshots) Segments() ([]partlog.Segment, func()) {
 // that are those of a layout built afresh.
 func TestSyncOfTheSameSnapshot(t *testing.T) {
 	l := &sharedSnapshots{Log: filledLog(t, 300)}
-	ly := newLayout(l, logrus.NewEntry(logrus.New()))
+	ly := NewLayout(l, logrus.NewEntry(logrus.New()))
 	syncLayout(t, ly)
 	segs := ly.segs
 	if len(segs) < 3 {
@@ -215,39 +195,25 @@ func TestSyncOfTheSameSnapshot(t *testing.T) {
 			t.Errorf("segment %d: bookkeeping %p replaced by %p", s.base, s, ly.segs[i])
 		}
 	}
-	fresh := newLayout(l.Log, logrus.NewEntry(logrus.New()))
-	for _, k := range []kind{plainKind, jsonKind} {
+	fresh := NewLayout(l.Log, logrus.NewEntry(logrus.New()))
+	for _, k := range []Kind{Plain, JSON} {
 		if a, b := endOf(t, ly, k), endOf(t, fresh, k); a != b {
 			t.Errorf("%s: end %d, built afresh %d", k, a, b)
 		}
 	}
 }
 
-// TestFirstsHoldANodeOnce: a window looked up again moves to the back of
-// the partition's first renderings, held once, so the windows looked up
-// after it do not evict its fresh rendering through its older entry.
-func TestFirstsHoldANodeOnce(t *testing.T) {
-	chunkOf := func() *firstChunk {
-		b := make([]byte, 1)
-		c := &chunk{buf: &b}
-		c.refs.Store(1)
-		return &firstChunk{c: c}
+// lockSynced locks ly and syncs it with its log; done releases both.
+func lockSynced(t testing.TB, ly *Layout) (done func()) {
+	t.Helper()
+	ly.mu.Lock()
+	release, err := ly.sync()
+	done = func() { release(); ly.mu.Unlock() }
+	if err != nil {
+		done()
+		t.Fatal(err)
 	}
-	var fs firsts
-	nodes := make([]*viewNode, maxFirsts)
-	for i := range nodes {
-		nodes[i] = &viewNode{}
-		fs.add(nodes[i], chunkOf())
-	}
-	fs.add(nodes[0], chunkOf()) // looked up again
-	fs.add(&viewNode{}, chunkOf())
-	if nodes[0].first == nil {
-		t.Error("the window looked up again lost its first rendering")
-	}
-	if nodes[1].first != nil {
-		t.Error("the oldest other window kept its first rendering past the bound")
-	}
-	if len(fs.nodes) != maxFirsts {
-		t.Errorf("%d windows held, want %d", len(fs.nodes), maxFirsts)
-	}
+	return done
 }
+
+func syncLayout(t testing.TB, ly *Layout) { lockSynced(t, ly)() }

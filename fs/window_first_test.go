@@ -13,49 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/partlog/memlog"
 	"github.com/partfs/partfs/record"
 )
-
-// TestRenderInto: records that fit are rendered in place, the first that
-// does not fit ends the fill at its boundary, and a record larger than the
-// whole buffer is split and continued from cur.skip.
-func TestRenderInto(t *testing.T) {
-	recs := []record.Record{
-		{Offset: 0, Value: []byte("aaaa")},
-		{Offset: 1}, // tombstone: nothing in plain
-		{Offset: 2, Value: []byte("bb")},
-		{Offset: 3, Value: []byte(strings.Repeat("c", 20))},
-	}
-	var got []string
-	cur := cursor{}
-	var buf []byte
-	for cur.off < 4 {
-		dst := make([]byte, 8)
-		n := 0
-		for i := int(cur.off); i < len(recs); i++ {
-			var more bool
-			n, buf, more = renderInto(dst, n, plainKind, &recs[i], &cur, buf)
-			if !more || n == len(dst) {
-				break
-			}
-		}
-		got = append(got, string(dst[:n]))
-	}
-	want := []string{"aaaa\nbb\n", "cccccccc", "cccccccc", "cccc\n"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("fills %q, want %q", got, want)
-	}
-
-	r := record.Record{Offset: 7, Timestamp: 9, Value: []byte("v\"")}
-	line := string(render(nil, jsonKind, &r))
-	dst := make([]byte, len(line)+3)
-	cur = cursor{off: 7}
-	n, _, more := renderInto(dst, 0, jsonKind, &r, &cur, nil)
-	if !more || string(dst[:n]) != line || cur != (cursor{off: 8}) {
-		t.Errorf("json: %q more=%v cur=%+v, want %q", dst[:n], more, cur, line)
-	}
-}
 
 // windowRead resolves a window name of partition t-0 of fsys as a lookup
 // does, opens it and reads 8 KiB at 0 (head's first read) and then 64 KiB
@@ -67,9 +28,9 @@ func windowRead(t *testing.T, fsys *FS, byTime bool, name string) (size int64, g
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, spec := plainKind, name
+	k, spec := position.Plain, name
 	if s, ok := strings.CutSuffix(name, ".jsonl"); ok {
-		k, spec = jsonKind, s
+		k, spec = position.JSON, s
 	}
 	d := &windowDir{p: p, byTime: byTime}
 	v, fc, err := d.resolve(k, spec)
@@ -103,21 +64,8 @@ func windowRead(t *testing.T, fsys *FS, byTime bool, name string) (size int64, g
 	return size, got, fc != nil
 }
 
-// renderFrom renders all[i:j] in kind k up to n bytes or a little more,
-// and returns the length of the whole rendering.
-func renderFrom(all []record.Record, i, j int, k kind, n int) (b []byte, size int64) {
-	for ; i < j; i++ {
-		if len(b) < n {
-			b = render(b, k, &all[i])
-		} else {
-			size += kindLen(k, &all[i])
-		}
-	}
-	return b, size + int64(len(b))
-}
-
 // TestWindowFirstRead: the first reads of @offset/N and @time/T (plain
-// and JSON) give the bytes of the records from N (from T's offset) on,
+// and position.JSON) give the bytes of the records from N (from T's offset) on,
 // and the size is the rest of the stream, for N at and beside segment
 // bases, beside the records larger than a chunk, at the ends, and for
 // every form of T, both on a fresh mount (the lookup scans the segment)
@@ -186,9 +134,9 @@ func TestWindowFirstRead(t *testing.T) {
 
 	placed := New(Options{Store: st, Now: func() time.Time { return now }})
 	for _, k := range []string{"", ".jsonl"} {
-		kd := plainKind
+		kd := position.Plain
 		if k != "" {
-			kd = jsonKind
+			kd = position.JSON
 		}
 		rendered := 0
 		for _, c := range cases {
@@ -249,7 +197,7 @@ func TestFirstChunkDroppedAfterChange(t *testing.T) {
 		change func()
 		keep   bool
 	}{{func() {}, true}, {func() { _, _ = l.Append(recs[:1]) }, true}, {func() { l.CompactSealed(false) }, false}} {
-		v, fc, err := (&windowDir{p: p}).resolve(plainKind, "50")
+		v, fc, err := (&windowDir{p: p}).resolve(position.Plain, "50")
 		if err != nil || fc == nil || string(fc.c.data) != want.String() {
 			t.Fatalf("resolve: %v, first chunk %+v, want %q", err, fc, want.String())
 		}
@@ -293,4 +241,65 @@ func TestWindowNameKeepsItsInode(t *testing.T) {
 	if got := m.Sh("head -2 t/0/@offset/5"); got != "6\n7\n" {
 		t.Errorf("head -2 @offset/5 = %q", got)
 	}
+}
+
+// TestPeriodicSidecarSave: a mount saves changed sidecars while running,
+// so a crash leaves little to recompute.
+func TestPeriodicSidecarSave(t *testing.T) {
+	st := memlog.New(memlog.Options{})
+	m := mountWith(t, Options{Store: st, SaveInterval: 20 * time.Millisecond})
+	m.Sh("mkdir t && seq 1 100 >> t/0/log && stat t/0/log > /dev/null")
+	l, _ := st.Log("t", 0)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := l.LoadSidecar(position.SidecarName); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no sidecar saved while mounted")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestFirstsHoldANodeOnce: a window looked up again moves to the back of
+// the partition's first renderings, held once, so the windows looked up
+// after it do not evict its fresh rendering through its older entry.
+func TestFirstsHoldANodeOnce(t *testing.T) {
+	chunkOf := func() *firstChunk {
+		b := make([]byte, 1)
+		c := &chunk{buf: &b}
+		c.refs.Store(1)
+		return &firstChunk{c: c}
+	}
+	var fs firsts
+	nodes := make([]*viewNode, maxFirsts)
+	for i := range nodes {
+		nodes[i] = &viewNode{}
+		fs.add(nodes[i], chunkOf())
+	}
+	fs.add(nodes[0], chunkOf()) // looked up again
+	fs.add(&viewNode{}, chunkOf())
+	if nodes[0].first == nil {
+		t.Error("the window looked up again lost its first rendering")
+	}
+	if nodes[1].first != nil {
+		t.Error("the oldest other window kept its first rendering past the bound")
+	}
+	if len(fs.nodes) != maxFirsts {
+		t.Errorf("%d windows held, want %d", len(fs.nodes), maxFirsts)
+	}
+}
+
+// renderFrom renders all[i:j] in kind k up to n bytes or a little more,
+// and returns the length of the whole rendering.
+func renderFrom(all []record.Record, i, j int, k position.Kind, n int) (b []byte, size int64) {
+	for ; i < j; i++ {
+		if len(b) < n {
+			b = position.Render(b, k, &all[i])
+		} else {
+			size += int64(len(position.Render(nil, k, &all[i])))
+		}
+	}
+	return b, size + int64(len(b))
 }

@@ -1,30 +1,30 @@
-package fs
+package position
 
 import (
 	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/record"
 )
 
-// kind selects one of the two rendered streams of a partition.
-type kind int
+// Kind selects one of the two rendered streams of a partition.
+type Kind int
 
 const (
-	plainKind kind = iota // value + "\n"; tombstones hidden
-	jsonKind              // one JSON object + "\n" per record
+	Plain Kind = iota // value + "\n"; tombstones hidden
+	JSON              // one JSON object + "\n" per record
 )
 
-func (k kind) String() string {
-	if k == jsonKind {
+func (k Kind) String() string {
+	if k == JSON {
 		return "jsonl"
 	}
 	return "plain"
 }
 
-// render appends the rendering of r in kind k to dst. The JSON object is
+// Render appends the rendering of r in kind k to dst. The JSON object is
 // jsonl.Append's (the one docs/spec.md §3 rendering, shared with `partfs
 // dump --json`).
-func render(dst []byte, k kind, r *record.Record) []byte {
-	if k == plainKind {
+func Render(dst []byte, k Kind, r *record.Record) []byte {
+	if k == Plain {
 		if r.Value == nil {
 			return dst
 		}
