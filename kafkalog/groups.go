@@ -42,6 +42,9 @@ func (s *Store) DescribeGroup(group string) (partlog.Group, error) {
 			return err
 		}
 		offs, err := s.adm.FetchOffsets(ctx, group)
+		if errors.Is(err, kerr.GroupIDNotFound) {
+			return nil // no such group: ErrNotFound below
+		}
 		if err != nil {
 			return err
 		}
@@ -82,6 +85,11 @@ func (s *Store) describeGroup(ctx context.Context, group string) (kadm.Described
 		return kadm.DescribedGroup{}, err
 	}
 	dg := dgs[group]
+	if errors.Is(dg.Err, kerr.GroupIDNotFound) {
+		// Kafka describes a group it does not know as Dead with no
+		// members; some clusters answer GROUP_ID_NOT_FOUND instead.
+		return kadm.DescribedGroup{Group: group, State: "Dead"}, nil
+	}
 	return dg, dg.Err
 }
 

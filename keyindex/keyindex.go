@@ -107,6 +107,9 @@ func (x *Index) forget(h uint64, off int64) {
 // catchUp indexes the records appended since the last call (all of them
 // the first time). REQUIRES: mu held.
 func (x *Index) catchUp() error {
+	// A Log that learns of other writers' appends only when it asks for
+	// its offsets (a cluster's) closes Changed when it does: ask first.
+	x.log.EndOffset()
 	if x.built {
 		select {
 		case <-x.changed:

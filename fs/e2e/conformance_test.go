@@ -33,7 +33,5 @@ func TestMountConformanceKafka(t *testing.T) {
 			t.Fatal(err)
 		}
 		return st
-	}, Lacks: map[string]string{
-		"Groups": "the first commit of a group the cluster does not know fails with EIO on kfake (existing groups: systest's TestKafkaGroupsReset)",
 	}})
 }
