@@ -244,7 +244,7 @@ func benchLogBatches(b *testing.B, dir string, n, per int, cfg map[string]string
 // batches (Log.Read's, through a mapping of the segment: size and CRC
 // checks) with no record parsed or delivered.
 //
-// Our passes find the windows of the segment mapped by the passes before
+// Our passes find the regions of the segment mapped by the passes before
 // (mapCache); x-unmapped is x-plain-pread of a fourth pass, timed after
 // the cache dropped them: a first read of the segment in the process.
 func BenchmarkSequentialRead(b *testing.B) {
@@ -268,7 +268,7 @@ func BenchmarkSequentialRead(b *testing.B) {
 		checked = append(checked, plainPread(b, l, segs, buf, crc).Seconds()/t.Seconds())
 		scanned = append(scanned, p.Seconds()/scanOnly(b, l, segs).Seconds())
 		b.StopTimer()
-		dropWindows(l)
+		dropRegions(l)
 		b.StartTimer()
 		unmapped = append(unmapped, p.Seconds()/readSegs(b, l, segs).Seconds())
 	}
@@ -295,10 +295,10 @@ func readSegs(b *testing.B, l *Log, segs []partlog.Segment) time.Duration {
 	return time.Since(start)
 }
 
-// dropWindows unmaps the mapped windows of l's segments that mapCache
+// dropRegions unmaps the mapped regions of l's segments that mapCache
 // holds, and waits for the unmapping (which a timed pass would otherwise
 // contend with for the process's address space).
-func dropWindows(l *Log) {
+func dropRegions(l *Log) {
 	l.mu.Lock()
 	segs := append([]*segment(nil), l.segs...)
 	l.mu.Unlock()

@@ -33,8 +33,8 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	defer l.releaseAll([]*segment{s})
 	dec := decoders.Get().(*record.Decoder)
 	defer decoders.Put(dec)
-	w := getWindow()
-	defer putWindow(w)
+	w := getView()
+	defer putView(w)
 	v := recordFilter{s: s, next: seg.Next, from: from, aborted: l.abortedIn(seg.Base, seg.Next), fn: fn, dec: dec,
 		order: record.NewOffsetOrder(seg.Base, seg.Next), size: seg.Size, w: w}
 	if pos, h, err := l.locateWith(w, s, seg, from, true); err == nil {
@@ -130,7 +130,7 @@ type recordFilter struct {
 	order      record.OffsetOrder // offsets no CRC covers, checked like one
 	checked    bool               // order has checked a batch of this scan
 	size       int64              // the end of the segment's data
-	w          *fileWindow        // bytes a peek at the next batch header may find held
+	w          *fileView        // bytes a peek at the next batch header may find held
 	tail       []byte             // the bytes after the batch being passed on, when its read held them
 }
 
@@ -138,7 +138,7 @@ type recordFilter struct {
 // which the locate read it through, or else with one pread, then the rest
 // of the segment up to size with one scanner. errLocatedUnchecked when
 // that batch fails its check: nothing was passed on.
-func (v *recordFilter) readLocated(w *fileWindow, pos int64, h *record.BatchHeader, size int64) error {
+func (v *recordFilter) readLocated(w *fileView, pos int64, h *record.BatchHeader, size int64) error {
 	stop, mapped, err := v.mappedLocated(w, pos, h)
 	if !mapped {
 		stop, err = v.readLocatedBatch(w, pos, h)
@@ -157,7 +157,7 @@ func (v *recordFilter) readLocated(w *fileWindow, pos int64, h *record.BatchHead
 // from w, which the locate read it through, or else read with one pread;
 // true when the read is done, errLocatedUnchecked when the batch fails
 // its check.
-func (v *recordFilter) readLocatedBatch(w *fileWindow, pos int64, h *record.BatchHeader) (bool, error) {
+func (v *recordFilter) readLocatedBatch(w *fileView, pos int64, h *record.BatchHeader) (bool, error) {
 	bb := batchBufs.Get().(*batchBuf)
 	defer putBatchBuf(bb)
 	b, err := v.s.heldBatch(w, bb, pos, h)
@@ -181,7 +181,7 @@ const mapLocatedMin = 256 << 10
 // batch of a `cat >> log` write() the copy cost more than the check).
 // mapped is false when the batch is left to readLocatedBatch;
 // errLocatedUnchecked when the batch fails its check.
-func (v *recordFilter) mappedLocated(w *fileWindow, pos int64, h *record.BatchHeader) (stop, mapped bool, err error) {
+func (v *recordFilter) mappedLocated(w *fileView, pos int64, h *record.BatchHeader) (stop, mapped bool, err error) {
 	if h.Size() < mapLocatedMin || w.held(pos, h.Size()) != nil {
 		return false, false, nil
 	}

@@ -52,7 +52,7 @@ func (s *segment) checkedBatch(pos int64, h *record.BatchHeader, raw []byte) (re
 
 // heldBatch is readBatch of the bytes w holds when it holds the whole
 // batch (CRC-checked the same way).
-func (s *segment) heldBatch(w *fileWindow, bb *batchBuf, pos int64, h *record.BatchHeader) (record.Batch, error) {
+func (s *segment) heldBatch(w *fileView, bb *batchBuf, pos int64, h *record.BatchHeader) (record.Batch, error) {
 	raw := w.held(pos, h.Size())
 	if raw == nil {
 		return s.readBatch(bb, pos, h)

@@ -72,10 +72,10 @@ func (s *segment) hintBatch(h *record.BatchHeader) {
 	}
 }
 
-// fileWindow holds the bytes [pos, pos+n) of a segment file for a
+// fileView holds the bytes [pos, pos+n) of a segment file for a
 // header-only scan and a time lookup's record walk. Pooled: a lookup
 // allocates nothing, unless a read is larger than any before.
-type fileWindow struct {
+type fileView struct {
 	buf   []byte
 	pos   int64
 	n     int
@@ -88,29 +88,29 @@ type fileWindow struct {
 	beforeKnown bool
 }
 
-var fileWindows = sync.Pool{New: func() any { return &fileWindow{buf: make([]byte, recordChunk)} }}
+var fileViews = sync.Pool{New: func() any { return &fileView{buf: make([]byte, recordChunk)} }}
 
-// getWindow returns an empty pooled window.
-func getWindow() *fileWindow {
-	w := fileWindows.Get().(*fileWindow)
+// getView returns an empty pooled view.
+func getView() *fileView {
+	w := fileViews.Get().(*fileView)
 	w.n, w.probe = 0, 0
 	return w
 }
 
-// putWindow returns w to the pool unless a huge read grew it.
-func putWindow(w *fileWindow) {
+// putView returns w to the pool unless a huge read grew it.
+func putView(w *fileView) {
 	if cap(w.buf) <= maxKeptBuffer {
-		fileWindows.Put(w)
+		fileViews.Put(w)
 	}
 }
 
 // errNoBatch means no batch of the segment matched a header-only scan.
 var errNoBatch = errors.New("no matching batch in the segment")
 
-// at returns the window's bytes from p on, at least need of them (end is
+// at returns the view's bytes from p on, at least need of them (end is
 // the end of the data), reading probe bytes from p when the window does
 // not hold them; fewer than need is an error naming what was read.
-func (w *fileWindow) at(s *segment, p, need, probe, end int64, what string) ([]byte, error) {
+func (w *fileView) at(s *segment, p, need, probe, end int64, what string) ([]byte, error) {
 	need = min(need, end-p)
 	if b := w.held(p, need); b != nil {
 		return b, nil
@@ -127,9 +127,9 @@ func (w *fileWindow) at(s *segment, p, need, probe, end int64, what string) ([]b
 	return w.buf[:n], nil
 }
 
-// held returns the window's bytes from p on if it holds need of them, else
+// held returns the view's bytes from p on if it holds need of them, else
 // nil: at without the read, small enough to be inlined.
-func (w *fileWindow) held(p, need int64) []byte {
+func (w *fileView) held(p, need int64) []byte {
 	if off := p - w.pos; off >= 0 && off+need <= int64(w.n) {
 		return w.buf[off:w.n]
 	}
@@ -137,7 +137,7 @@ func (w *fileWindow) held(p, need int64) []byte {
 }
 
 // header parses the batch header at p (size is the end of the data).
-func (w *fileWindow) header(s *segment, p, size int64) (record.BatchHeader, error) {
+func (w *fileView) header(s *segment, p, size int64) (record.BatchHeader, error) {
 	probe := int64(headerProbe)
 	if w.probe > 0 {
 		probe, w.probe = w.probe, 0
@@ -162,7 +162,7 @@ func (w *fileWindow) header(s *segment, p, size int64) (record.BatchHeader, erro
 
 // batchMatcher tells a header-only scan whether the batch at p with header
 // h is the one it looks for; it may read the batch through w.
-type batchMatcher func(w *fileWindow, p int64, h record.BatchHeader) (bool, error)
+type batchMatcher func(w *fileView, p int64, h record.BatchHeader) (bool, error)
 
 // findBatch is a header-only forward scan (no payload read, no CRC) from
 // pos, the index position for offset target, to the first batch before
@@ -175,7 +175,7 @@ type batchMatcher func(w *fileWindow, p int64, h record.BatchHeader) (bool, erro
 // segment's base offset (its file name) or not above the last offset of
 // the V2 batch before it. A header that fails is a corruption at its
 // position (a checking scan tells which of the two batches is damaged).
-func (s *segment) findBatch(w *fileWindow, pos, size, target int64, match batchMatcher) (int64, record.BatchHeader, error) {
+func (s *segment) findBatch(w *fileView, pos, size, target int64, match batchMatcher) (int64, record.BatchHeader, error) {
 	prevLast := s.base - 1
 	for p := pos; p < size; {
 		before := prevLast
@@ -207,15 +207,15 @@ func (s *segment) findBatch(w *fileWindow, pos, size, target int64, match batchM
 // a header-only scan, falling back to a scan from the segment start (and a
 // scheduled index rebuild) when the index entry is wrong.
 func (l *Log) locateIn(s *segment, seg partlog.Segment, offset int64) (int64, record.BatchHeader, error) {
-	w := getWindow()
-	defer putWindow(w)
+	w := getView()
+	defer putView(w)
 	return l.locateWith(w, s, seg, offset, false)
 }
 
 // locateWith is locateIn reading through w; with whole, its first read
 // is meant to hold the whole batch found, for a read of it.
-func (l *Log) locateWith(w *fileWindow, s *segment, seg partlog.Segment, offset int64, whole bool) (int64, record.BatchHeader, error) {
-	holds := func(_ *fileWindow, _ int64, h record.BatchHeader) (bool, error) { return h.LastOffset() >= offset, nil }
+func (l *Log) locateWith(w *fileView, s *segment, seg partlog.Segment, offset int64, whole bool) (int64, record.BatchHeader, error) {
+	holds := func(_ *fileView, _ int64, h record.BatchHeader) (bool, error) { return h.LastOffset() >= offset, nil }
 	sp := s.spanFor(offset, seg.Size)
 	past := int64(0)
 	if whole {

@@ -27,10 +27,10 @@ func valueAt(t *testing.T, l *Log, off int64) uintptr {
 	return at
 }
 
-// A second read of a mapped segment finds the windows the first one
+// A second read of a mapped segment finds the regions the first one
 // mapped (a record's value at the same address); closing the segment's
 // files (the store's close) unmaps them.
-func TestMapCacheKeepsWindowsUntilClose(t *testing.T) {
+func TestMapCacheKeepsRegionsUntilClose(t *testing.T) {
 	l := mappedLog(t, 20_000, nil, 500)
 	first := valueAt(t, l, 15_000)
 	if again := valueAt(t, l, 15_000); again != first {
@@ -38,21 +38,21 @@ func TestMapCacheKeepsWindowsUntilClose(t *testing.T) {
 	}
 	s := l.segs[0]
 	if n := mapCache.cached(s); n == 0 {
-		t.Fatal("no window of the segment cached after two reads")
+		t.Fatal("no region of the segment cached after two reads")
 	}
 	l.store.Close()
 	if n := mapCache.cached(s); n != 0 {
-		t.Fatalf("%d windows of a closed segment still cached", n)
+		t.Fatalf("%d regions of a closed segment still cached", n)
 	}
 }
 
-// With a cache of two windows, reads of a segment of three windows (20 MB)
+// With a cache of two regions, reads of a segment of three regions (20 MB)
 // from several offsets, by eight goroutines at once, each get every
 // record from there in order, and the cache never holds more than two
-// windows.
+// regions.
 func TestMapCacheBoundedConcurrentReads(t *testing.T) {
-	defer func(n int) { mapCacheWindows = n }(mapCacheWindows)
-	mapCacheWindows = 2
+	defer func(n int) { mapCacheRegions = n }(mapCacheRegions)
+	mapCacheRegions = 2
 	l := mappedLog(t, 20_000, nil, 500)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -85,14 +85,14 @@ func TestMapCacheBoundedConcurrentReads(t *testing.T) {
 		t.Error(err)
 	}
 	if n := mapCache.cached(l.segs[0]); n > 2 {
-		t.Fatalf("%d windows cached, at most 2 allowed", n)
+		t.Fatalf("%d regions cached, at most 2 allowed", n)
 	}
 }
 
-// A window cached while it reached past the segment's end (the active
+// A region cached while it reached past the segment's end (the active
 // segment) shows the records appended since: a read after the appends
 // gets every record, the new ones through the same mapping.
-func TestMapCacheWindowSeesAppends(t *testing.T) {
+func TestMapCacheRegionSeesAppends(t *testing.T) {
 	l := mappedLog(t, 3_000, nil, 500)
 	if got := readLog(t, l, 0); len(got) != 3_000 {
 		t.Fatalf("%d records, want 3000", len(got))
@@ -115,23 +115,23 @@ func TestMapCacheWindowSeesAppends(t *testing.T) {
 			t.Fatalf("record %d: offset %d value %.12q", i, r.off, r.value)
 		}
 	}
-	w := windowOf(l, 0)
+	w := regionOf(l, 0)
 	if w == nil || mapCache.cached(l.segs[0]) != 1 {
-		t.Fatal("the segment's window is not the one cached window")
+		t.Fatal("the segment's region is not the one cached region")
 	}
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(w.m.Data)))
 	for _, off := range []int64{2_500, 3_500} {
-		if at := valueAt(t, l, off); at < start || at >= start+mapWindow {
-			t.Fatalf("record %d at %#x, outside the cached window at %#x", off, at, start)
+		if at := valueAt(t, l, off); at < start || at >= start+mapRegion {
+			t.Fatalf("record %d at %#x, outside the cached region at %#x", off, at, start)
 		}
 	}
 }
 
-// windowOf returns the cached window k of l's first segment, nil if none.
-func windowOf(l *Log, k int64) *mappedWindow {
+// regionOf returns the cached region k of l's first segment, nil if none.
+func regionOf(l *Log, k int64) *mappedRegion {
 	mapCache.mu.Lock()
 	defer mapCache.mu.Unlock()
-	return mapCache.wins[windowKey{l.segs[0], k}]
+	return mapCache.wins[regionKey{l.segs[0], k}]
 }
 
 // cachePopulated is the bytes the cache counts populated.
@@ -141,15 +141,15 @@ func cachePopulated() int {
 	return mapCache.populated
 }
 
-// inWindow reports whether address at lies in w's mapping.
-func inWindow(w *mappedWindow, at uintptr) bool {
+// inRegion reports whether address at lies in w's mapping.
+func inRegion(w *mappedRegion, at uintptr) bool {
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(w.m.Data)))
 	return at >= start && at < start+uintptr(len(w.m.Data))
 }
 
-// The batch that holds the first window's end (batches of 500 KB) is read
-// through that window's overlap, not a mapping of its own: its records'
-// values lie in the window, and the read goes on into the next window.
+// The batch that holds the first region's end (batches of 500 KB) is read
+// through that region's overlap, not a mapping of its own: its records'
+// values lie in the region, and the read goes on into the next region.
 func TestMapCacheBatchInOverlap(t *testing.T) {
 	l := mappedLog(t, 20_000, nil, 500)
 	var straddle int64 = -1
@@ -158,52 +158,52 @@ func TestMapCacheBatchInOverlap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p >= mapWindow {
+		if p >= mapRegion {
 			straddle = off - 1 // the last record of the batch before
 			break
 		}
 	}
 	if straddle < 0 {
-		t.Fatal("no batch past the first window")
+		t.Fatal("no batch past the first region")
 	}
 	got := readLog(t, l, straddle-499)
 	if len(got) != int(20_000-(straddle-499)) || got[0].off != straddle-499 {
 		t.Fatalf("read from %d: %d records from %d", straddle-499, len(got), got[0].off)
 	}
-	w := windowOf(l, 0)
+	w := regionOf(l, 0)
 	if w == nil {
-		t.Fatal("window 0 not cached")
+		t.Fatal("region 0 not cached")
 	}
-	if at := valueAt(t, l, straddle); !inWindow(w, at) || at < uintptr(unsafe.Pointer(&w.m.Data[0]))+mapWindow-(1<<20) {
-		t.Fatalf("record %d, in the batch across the grid line, at %#x: not in window 0", straddle, at)
+	if at := valueAt(t, l, straddle); !inRegion(w, at) || at < uintptr(unsafe.Pointer(&w.m.Data[0]))+mapRegion-(1<<20) {
+		t.Fatalf("record %d, in the batch across the grid line, at %#x: not in region 0", straddle, at)
 	}
 }
 
-// With a budget of 3 MiB populated, reads of a segment of three windows
-// get every record and leave the cache holding one window; the windows
+// With a budget of 3 MiB populated, reads of a segment of three regions
+// get every record and leave the cache holding one region; the regions
 // it dropped are unmapped.
 func TestMapCacheByteBudget(t *testing.T) {
 	defer func(n int) { mapCacheBytes = n }(mapCacheBytes)
 	mapCacheBytes = 3 << 20
 	l := mappedLog(t, 20_000, nil, 500)
 	valueAt(t, l, 100)
-	w0 := windowOf(l, 0)
+	w0 := regionOf(l, 0)
 	if w0 == nil {
-		t.Fatal("window 0 not cached")
+		t.Fatal("region 0 not cached")
 	}
 	if got := readLog(t, l, 0); len(got) != 20_000 {
 		t.Fatalf("%d records, want 20000", len(got))
 	}
-	if windowOf(l, 0) != nil {
-		t.Fatal("window 0 still cached past the budget")
+	if regionOf(l, 0) != nil {
+		t.Fatal("region 0 still cached past the budget")
 	}
 	waitUnmapped(t, w0)
 	if n := mapCache.cached(l.segs[0]); n != 1 {
-		t.Fatalf("%d windows cached, want 1", n)
+		t.Fatalf("%d regions cached, want 1", n)
 	}
 	populated := cachePopulated()
-	if populated > mapWindow+mapOverlap {
-		t.Fatalf("%d bytes populated in the cache, over one window", populated)
+	if populated > mapRegion+mapOverlap {
+		t.Fatalf("%d bytes populated in the cache, over one region", populated)
 	}
 	for _, from := range []int64{0, 9_000, 19_999} {
 		if got := readLog(t, l, from); len(got) != int(20_000-from) || got[0].off != from || got[0].value != fmt.Sprintf("v%-1023d", from) {
@@ -214,19 +214,19 @@ func TestMapCacheByteBudget(t *testing.T) {
 
 // waitUnmapped waits for the cache's unmapping and checks that w was
 // unmapped (its addresses may be another mapping's by now).
-func waitUnmapped(t *testing.T, w *mappedWindow) {
+func waitUnmapped(t *testing.T, w *mappedRegion) {
 	t.Helper()
 	mapCache.settle()
 	if !w.unmapped.Load() {
-		t.Fatalf("window %d still mapped", w.key.k)
+		t.Fatalf("region %d still mapped", w.key.k)
 	}
 }
 
-// A window whose release takes the cache over its budget while another
-// window is more recent is dropped by that release and unmapped once, by
+// A region whose release takes the cache over its budget while another
+// region is more recent is dropped by that release and unmapped once, by
 // the cache, not again by its last user; the cache's count of populated
-// bytes is then the other window's.
-func TestMapCacheReleaseDropsWindow(t *testing.T) {
+// bytes is then the other region's.
+func TestMapCacheReleaseDropsRegion(t *testing.T) {
 	defer func(n int) { mapCacheBytes = n }(mapCacheBytes)
 	mapCacheBytes = 1 << 20
 	l := mappedLog(t, 20_000, nil, 500)
@@ -243,12 +243,12 @@ func TestMapCacheReleaseDropsWindow(t *testing.T) {
 	mapCache.release(w1)
 	w0.populated.add(0, 2<<20)
 	mapCache.release(w0)
-	if windowOf(l, 0) != nil || windowOf(l, 1) != w1 {
-		t.Fatal("the release over the budget did not drop its own, least recent, window")
+	if regionOf(l, 0) != nil || regionOf(l, 1) != w1 {
+		t.Fatal("the release over the budget did not drop its own, least recent, region")
 	}
 	waitUnmapped(t, w0)
 	populated := cachePopulated()
 	if populated != 4096 {
-		t.Fatalf("%d bytes counted populated, want window 1's 4096", populated)
+		t.Fatalf("%d bytes counted populated, want region 1's 4096", populated)
 	}
 }

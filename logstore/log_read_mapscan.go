@@ -11,7 +11,7 @@ import (
 )
 
 // A scan of mapMin bytes or more reads the segment through read-only
-// mappings of mapWindow bytes, kept mapped between scans (mapCache), whose
+// mappings of mapRegion bytes, kept mapped between scans (mapCache), whose
 // pages the kernel maps ahead of the scan once it is halfway through the
 // range it populated last: firstPopulate bytes first, then twice as many
 // each time up to populateStep, so a scan that stops after a few records
@@ -21,24 +21,24 @@ import (
 // scans read the segment with preads into a buffer.
 const (
 	mapMin        = 1 << 20
-	mapWindow     = 8 << 20
+	mapRegion     = 8 << 20
 	mapOverlap    = 2 << 20
 	firstPopulate = 256 << 10
 	populateStep  = 2 << 20
 )
 
-// scanMapped is scanWindows of [pos, end) through mapped windows of the
+// scanMapped is scanRegions of [pos, end) through mapped regions of the
 // segment (mapCache): the batches passed to fn, and the records decoded
 // from them, are the page cache's bytes, not a copy of them, valid until
-// fn returns. A scan goes on in a window through its overlap; a batch
-// that starts in a window and runs past its overlap (one larger than
+// fn returns. A scan goes on in a region through its overlap; a batch
+// that starts in a region and runs past its overlap (one larger than
 // mapOverlap) is read through a mapping of its own. done is false when a
-// window could not be mapped: the batches from next on are left to the
+// region could not be mapped: the batches from next on are left to the
 // caller. first is how much the scan populates first (firstPopulate, or
 // a located batch's size).
 func scanMapped(s *segment, pos, end int64, first int, fn func(*record.Batch) (bool, error)) (next int64, done bool, err error) {
 	for ; pos < end; first = firstPopulate {
-		w, err := mapCache.get(s, pos/mapWindow)
+		w, err := mapCache.get(s, pos/mapRegion)
 		if err != nil {
 			return pos, false, nil
 		}
@@ -48,7 +48,7 @@ func scanMapped(s *segment, pos, end int64, first int, fn func(*record.Batch) (b
 		if stop || err != nil && (limit == end || !errors.Is(err, record.ErrTruncated)) {
 			return next, true, err
 		}
-		if (next < limit || err != nil) && next < w.start+mapWindow { // the batch at next runs past the window
+		if (next < limit || err != nil) && next < w.start+mapRegion { // the batch at next runs past the region
 			if next, stop, err = scanCrossing(s, next, end, first, fn); err == errNotMapped {
 				return next, false, nil
 			}
@@ -61,14 +61,14 @@ func scanMapped(s *segment, pos, end int64, first int, fn func(*record.Batch) (b
 	return pos, true, nil
 }
 
-var errNotMapped = errors.New("segment window not mapped")
+var errNotMapped = errors.New("segment region not mapped")
 
 // scanCrossing passes fn the one batch at pos, which crosses the end of
-// its window, through a mapping of its own from pos (of a window's size,
+// its region, through a mapping of its own from pos (of a region's size,
 // doubled until the batch fits; first bytes populated first), unmapped
 // after.
 func scanCrossing(s *segment, pos, end int64, first int, fn func(*record.Batch) (bool, error)) (next int64, stop bool, err error) {
-	for n := int64(mapWindow); ; n *= 2 {
+	for n := int64(mapRegion); ; n *= 2 {
 		size := min(n, end-pos)
 		m, merr := vfs.Map(s.log, pos, size)
 		if merr != nil {
@@ -114,7 +114,7 @@ func scanMappedData(s *segment, m *vfs.Mapping, start, pos, limit int64, populat
 		}
 	}()
 	// [lo, hi) is the last range populated (from start), chunk the next's
-	// size; the pages below what the window had populated are mapped
+	// size; the pages below what the region had populated are mapped
 	end := int(limit - start)
 	lo, hi, chunk := int(pos-start), int(pos-start), first
 	if p := populated.covered(hi); p > hi {

@@ -40,8 +40,8 @@ func mappedLog(t *testing.T, n int, cfg map[string]string, batches ...int) *Log 
 
 // TestMappedReadRecords reads segments scanned through mappings from
 // several offsets: every record from there, in order, with its value. The
-// first segment spans three windows, batches crossing their ends; the
-// second holds a batch larger than a window.
+// first segment spans three regions, batches crossing their ends; the
+// second holds a batch larger than a region.
 func TestMappedReadRecords(t *testing.T) {
 	crossing := mappedLog(t, 20_000, nil, 500)
 	large := mappedLog(t, 13_000, map[string]string{"max.message.bytes": "20000000"}, 500, 500, 10_000, 500)
@@ -131,7 +131,7 @@ func TestMappedReadSegmentTruncated(t *testing.T) {
 // through the mapping (of the third batch of 512 KB; the second is read
 // with preads, locatedRest) finds no more than its batch, the first
 // populate (256 KiB) and the first batch, which the located read mapped in
-// the same window, resident in it (under 1.5 MiB), not the full populate
+// the same region, resident in it (under 1.5 MiB), not the full populate
 // step (2 MiB).
 func TestMappedScanPopulatesLittleFirst(t *testing.T) {
 	l := mappedLog(t, 6000, nil, 500)

@@ -111,8 +111,8 @@ func (l *Log) findIn(s *segment, seg partlog.Segment, ts, start int64) (int64, b
 	// while timestamps grow (checked, else searched)
 	sp := s.spanNear(target, seg.Size, slot)
 	pos := sp.pos
-	w := getWindow()
-	defer putWindow(w)
+	w := getView()
+	defer putView(w)
 	// the next entry's timestamp is the largest of the batch at sp.next,
 	// which may hold the answer: the first read reaches into it
 	w.probe = spanProbe(sp, s.timeGuess(sp, ts, entryTs, nextTs), s.batchHint.Load())
@@ -169,7 +169,7 @@ func (q *timeQuery) holds(h *record.BatchHeader) bool {
 // record by record, reading only as far as the answer (walk); compressed
 // and legacy batches are read whole (CRC-checked) and decoded. A batch
 // without an answer (all its candidates before start) sends the scan on.
-func (q *timeQuery) match(w *fileWindow, p int64, h record.BatchHeader) (bool, error) {
+func (q *timeQuery) match(w *fileView, p int64, h record.BatchHeader) (bool, error) {
 	if !q.holds(&h) {
 		return false, nil
 	}

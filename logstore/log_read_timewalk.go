@@ -20,7 +20,7 @@ const recordChunk = 32 << 10
 // inside the batch's, the record count against the bytes), so corrupt
 // bytes give a corruption error naming the batch, never an offset outside
 // it.
-func (q *timeQuery) walk(w *fileWindow, p int64, h *record.BatchHeader) error {
+func (q *timeQuery) walk(w *fileView, p int64, h *record.BatchHeader) error {
 	end := p + h.Size()
 	r := p + record.BatchHeaderSize
 	guess := q.answerEnd(p, h)
