@@ -356,7 +356,14 @@ func TestKafkaClusterStopsAnswering(t *testing.T) {
 	var down atomic.Bool
 	c.Control(func(kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
-		return nil, nil, down.Load() // handled without an answer while down
+		// A stopped cluster, as a paused broker process is: no request is
+		// answered while down, and each is answered once it is up again.
+		// (Leaving a request unanswered for good would mute its connection
+		// for ever in kfake, which no broker does once it runs again.)
+		for down.Load() {
+			time.Sleep(10 * time.Millisecond)
+		}
+		return nil, nil, false
 	})
 	down.Store(true)
 	for _, script := range []string{"cat t/0/log", "echo during >> t/0/log", "cat t/0/@offset/0", "ls"} {
