@@ -7,12 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/partfs/partfs/checkpoint"
 	"github.com/partfs/partfs/kafkaname"
+	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/progress"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
@@ -91,10 +91,10 @@ func segmentBytes(dataDir string, entries []os.DirEntry) int64 {
 		if !e.IsDir() || !isPartitionDir(e.Name()) {
 			continue
 		}
-		logs, _ := filepath.Glob(filepath.Join(dataDir, e.Name(), "*.log"))
-		for _, l := range logs {
-			if fi, err := os.Stat(l); err == nil {
-				total += fi.Size()
+		files, _, _ := logstore.ListKafkaFiles(vfs.Default, filepath.Join(dataDir, e.Name()))
+		for _, f := range files {
+			if f.Kind == kafkaname.LogSuffix {
+				total += f.Size()
 			}
 		}
 	}
@@ -135,30 +135,33 @@ func (c *checker) checkRootFiles(dir string) {
 // checkPartition checks the segments of one partition directory in order
 // and returns its log end offset.
 func (c *checker) checkPartition(dir string) (int64, error) {
-	entries, err := os.ReadDir(dir)
+	files, refused, err := logstore.ListKafkaFiles(vfs.Default, dir)
 	if err != nil {
 		return 0, fmt.Errorf("check %s: %w", dir, err)
 	}
-	var logs []string
-	for _, e := range entries {
-		name := e.Name()
+	for _, f := range refused {
+		what := "a symbolic link"
+		if f.Mode()&os.ModeSymlink == 0 {
+			what = fmt.Sprintf("not a regular file (%s)", f.Mode().Type())
+		}
+		c.damage("%s: %s; partfs does not follow it and does not open the partition", filepath.Join(dir, f.Name()), what)
+	}
+	var logs []logstore.KafkaFile
+	for _, f := range files {
 		switch {
-		case e.Type()&os.ModeSymlink != 0:
-			c.damage("%s: a symbolic link; partfs does not follow it and does not open the partition", filepath.Join(dir, name))
-		case strings.HasSuffix(name, kafkaname.LogSuffix):
-			logs = append(logs, name)
-		case strings.HasSuffix(name, kafkaname.CleanedSuffix) || strings.HasSuffix(name, kafkaname.SwapSuffix):
-			c.note("%s: left by an interrupted compaction; the next open finishes or undoes it", filepath.Join(dir, name))
+		case f.Kind == kafkaname.LogSuffix:
+			logs = append(logs, f)
+		case strings.HasSuffix(f.Kind, kafkaname.CleanedSuffix) || strings.HasSuffix(f.Kind, kafkaname.SwapSuffix):
+			c.note("%s: left by an interrupted compaction; the next open finishes or undoes it", filepath.Join(dir, f.Name()))
 		}
 	}
-	sort.Strings(logs)
 	prevNext := int64(-1)
-	for i, name := range logs {
+	for i, f := range logs {
 		limit := int64(math.MaxInt64)
 		if i+1 < len(logs) {
-			limit, _ = kafkaname.ParseSegmentFile(logs[i+1], kafkaname.LogSuffix)
+			limit = logs[i+1].Base
 		}
-		next, err := c.checkSegment(filepath.Join(dir, name), prevNext, limit)
+		next, err := c.checkSegment(filepath.Join(dir, f.Name()), f.Base, prevNext, limit)
 		if err != nil {
 			return 0, err
 		}
@@ -167,15 +170,11 @@ func (c *checker) checkPartition(dir string) (int64, error) {
 	return max(prevNext, 0), nil
 }
 
-// checkSegment checks one .log and its indexes (limit: the next segment's
-// base offset); it returns the offset after its last valid batch.
-func (c *checker) checkSegment(path string, prevNext, limit int64) (int64, error) {
+// checkSegment checks one .log (base: its base offset) and its indexes
+// (limit: the next segment's base offset); it returns the offset after its
+// last valid batch.
+func (c *checker) checkSegment(path string, base, prevNext, limit int64) (int64, error) {
 	c.segments++
-	base, ok := kafkaname.ParseSegmentFile(filepath.Base(path), kafkaname.LogSuffix)
-	if !ok {
-		c.damage("%s: file name is not a base offset", path)
-		return prevNext, nil
-	}
 	if prevNext > base {
 		c.damage("%s: base offset %d overlaps the previous segment, which ends at offset %d", path, base, prevNext-1)
 	}

@@ -131,3 +131,24 @@ func TestCheckSkipsWhatTheStoreSkips(t *testing.T) {
 		t.Fatalf("store opened %d partitions of t (%v), want 1", n, err)
 	}
 }
+
+// TestCheckListsSegmentsAsTheStoreDoes: check reads the segment files the
+// store lists (logstore.ListKafkaFiles): a .log name of 19 digits is no
+// segment, and a segment name that is a symbolic link is reported as
+// damage, not followed.
+func TestCheckListsSegmentsAsTheStoreDoes(t *testing.T) {
+	dir := checkDataDir(t)
+	_, want := runCheck(t, dir)
+	part := filepath.Join(dir, "t-0")
+	testutil.WriteFile(t, filepath.Join(part, "9000000000000000000.log"), []byte("not a segment of the store"))
+	if damaged, out := runCheck(t, dir); damaged || out != want {
+		t.Fatalf("check with a 19-digit .log:\n%s\nwant as without it:\n%s", out, want)
+	}
+	link := filepath.Join(part, "09000000000000000000.log")
+	if err := os.Symlink(filepath.Join(part, "00000000000000000000.log"), link); err != nil {
+		t.Fatal(err)
+	}
+	if damaged, out := runCheck(t, dir); !damaged || !strings.Contains(out, link+": a symbolic link") {
+		t.Fatalf("check with a symlinked segment:\n%s", out)
+	}
+}

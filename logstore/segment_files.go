@@ -1,10 +1,12 @@
 package logstore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -15,16 +17,18 @@ import (
 
 var _ partlog.SegmentFiler = (*Log)(nil)
 
-// kafkaFile reports whether name is one of Kafka's own files of a partition
-// directory (kafka-format.md §4–5): a segment file named by its base offset,
-// possibly with an operation suffix, or one of the partition's metadata files.
-func kafkaFile(name string) bool {
+// parseKafkaName parses name if it is one of Kafka's own files of a
+// partition directory (kafka-format.md §4–5): a segment file named by its
+// base offset of at least 20 digits, possibly with an operation suffix
+// (kind is what follows the offset, e.g. ".log" or ".index.swap"), or one
+// of the partition's metadata files (base -1, kind the name).
+func parseKafkaName(name string) (base int64, kind string, ok bool) {
 	if name == kafkaname.LeaderEpochFile || name == kafkaname.PartitionMetadataFile {
-		return true
+		return -1, name, true
 	}
 	i := strings.IndexByte(name, '.')
 	if i < 20 || strings.Trim(name[:i], "0123456789") != "" {
-		return false
+		return 0, "", false
 	}
 	rest := name[i:]
 	for _, op := range []string{kafkaname.DeletedSuffix, kafkaname.CleanedSuffix, kafkaname.SwapSuffix} {
@@ -32,9 +36,55 @@ func kafkaFile(name string) bool {
 	}
 	switch rest {
 	case kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix, kafkaname.TxnIndexSuffix, kafkaname.SnapshotSuffix:
-		return true
+	default:
+		return 0, "", false
 	}
-	return false
+	base, ok = kafkaname.ParseBase(name)
+	return base, name[i:], ok
+}
+
+// kafkaFile reports whether name is one of Kafka's own files of a
+// partition directory (parseKafkaName).
+func kafkaFile(name string) bool {
+	_, _, ok := parseKafkaName(name)
+	return ok
+}
+
+// KafkaFile is one of Kafka's files of a partition directory, as
+// ListKafkaFiles found it.
+type KafkaFile struct {
+	os.FileInfo        // the entry itself (a link is described, not followed)
+	Base        int64  // the segment's base offset; -1 for a metadata file
+	Kind        string // what follows the base offset, e.g. ".log" or ".index.swap"; the name of a metadata file
+}
+
+// ListKafkaFiles lists Kafka's files of the partition directory dir
+// through fsys, by base offset then name, the metadata files last: the
+// regular files in files, and in refused those that are not (a symbolic
+// link, a FIFO, a directory), which partfs neither follows nor opens. It
+// is the one listing of a partition directory's segment files; other
+// names are left out.
+func ListKafkaFiles(fsys vfs.FS, dir string) (files, refused []KafkaFile, err error) {
+	fis, err := fsys.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	for _, fi := range fis {
+		base, kind, ok := parseKafkaName(fi.Name())
+		switch {
+		case !ok:
+		case fi.Mode().IsRegular():
+			files = append(files, KafkaFile{fi, base, kind})
+		default:
+			refused = append(refused, KafkaFile{fi, base, kind})
+		}
+	}
+	byBase := func(a, b KafkaFile) int {
+		return cmp.Or(cmp.Compare(uint64(a.Base), uint64(b.Base)), strings.Compare(a.Name(), b.Name()))
+	}
+	slices.SortFunc(files, byBase)
+	slices.SortFunc(refused, byBase)
+	return files, refused, nil
 }
 
 // fileInfo turns an lstat/fstat result into a partlog.FileInfo; ok is false
@@ -53,16 +103,13 @@ func fileInfo(fi os.FileInfo) (partlog.FileInfo, bool) {
 // SegmentFiles lists Kafka's regular files of the partition directory; a
 // symbolic link is not listed (the listing does not follow links).
 func (l *Log) SegmentFiles() ([]partlog.FileInfo, error) {
-	fis, err := l.fs.ReadDir(l.dir)
+	files, _, err := ListKafkaFiles(l.fs, l.dir)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", l.dir, err)
+		return nil, err
 	}
-	var out []partlog.FileInfo
-	for _, fi := range fis {
-		if !kafkaFile(fi.Name()) {
-			continue
-		}
-		if inf, ok := fileInfo(fi); ok {
+	out := make([]partlog.FileInfo, 0, len(files))
+	for _, f := range files {
+		if inf, ok := fileInfo(f.FileInfo); ok {
 			out = append(out, inf)
 		}
 	}

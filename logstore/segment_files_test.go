@@ -2,14 +2,17 @@ package logstore
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 
 	"github.com/partfs/partfs/internal/testutil"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // TestSegmentFilesRefuseLinksAndSpecialFiles: under Kafka names, a symbolic
@@ -58,5 +61,35 @@ func TestSegmentFilesRefuseLinksAndSpecialFiles(t *testing.T) {
 		if !kafkaFile(name) {
 			t.Errorf("%s is one of Kafka's names", name)
 		}
+	}
+}
+
+// TestListKafkaFilesSortsAndRefuses: the listing parses base offsets and
+// kinds, orders by base offset (a 21-digit name in its place, the metadata
+// files last), leaves other names out and puts a link or a directory under
+// a Kafka name among the refused.
+func TestListKafkaFilesSortsAndRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"00000000000000000010.log", "000000000000000000005.log", "00000000000000000010.index.swap",
+		"partition.metadata", "00000000000000000000.log", "notes.txt", "0000000000000000001.log"} {
+		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+	}
+	os.Symlink(filepath.Join(dir, "notes.txt"), filepath.Join(dir, "00000000000000000003.log"))
+	os.Mkdir(filepath.Join(dir, "00000000000000000004.timeindex"), 0o755)
+	files, refused, err := ListKafkaFiles(vfs.Default, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := func(fs []KafkaFile) (s []string) {
+		for _, f := range fs {
+			s = append(s, fmt.Sprintf("%d%s", f.Base, f.Kind))
+		}
+		return s
+	}
+	if want := []string{"0.log", "5.log", "10.index.swap", "10.log", "-1partition.metadata"}; !slices.Equal(got(files), want) {
+		t.Errorf("files %v, want %v", got(files), want)
+	}
+	if want := []string{"3.log", "4.timeindex"}; !slices.Equal(got(refused), want) {
+		t.Errorf("refused %v, want %v", got(refused), want)
 	}
 }

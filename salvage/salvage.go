@@ -14,6 +14,7 @@ import (
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/progress"
+	"github.com/partfs/partfs/vfs"
 )
 
 // Skip is one region of a source segment that salvage did not keep.
@@ -142,30 +143,25 @@ type segFile struct {
 	refuse string // why the file is not read (not a regular file), "" when it is
 }
 
-// segments lists a partition directory's .log files by base offset; a name
-// that is not a regular file (a symbolic link) is listed to be reported,
-// never read.
+// segments lists a partition directory's .log files by base offset
+// (logstore.ListKafkaFiles); a name that is not a regular file (a symbolic
+// link) is listed to be reported, never read.
 func segments(dir string) ([]segFile, error) {
-	ents, err := os.ReadDir(dir)
+	files, refused, err := logstore.ListKafkaFiles(vfs.Default, dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []segFile
-	for _, e := range ents {
-		name := e.Name()
-		base, ok := kafkaname.ParseSegmentFile(name, kafkaname.LogSuffix)
-		if !ok || len(name) < len(kafkaname.SegmentFile(0, kafkaname.LogSuffix)) {
-			continue
+	for _, f := range files {
+		if f.Kind == kafkaname.LogSuffix {
+			out = append(out, segFile{base: f.Base, path: filepath.Join(dir, f.Name()), size: f.Size()})
 		}
-		if !e.Type().IsRegular() {
-			out = append(out, segFile{base: base, path: filepath.Join(dir, name), refuse: fmt.Sprintf("not a regular file (%s): not followed, nothing of it copied", e.Type())})
-			continue
+	}
+	for _, f := range refused {
+		if f.Kind == kafkaname.LogSuffix {
+			why := fmt.Sprintf("not a regular file (%s): not followed, nothing of it copied", f.Mode().Type())
+			out = append(out, segFile{base: f.Base, path: filepath.Join(dir, f.Name()), refuse: why})
 		}
-		fi, err := e.Info()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, segFile{base: base, path: filepath.Join(dir, name), size: fi.Size()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].base < out[j].base })
 	return out, nil
