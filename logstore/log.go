@@ -28,6 +28,8 @@ type Log struct {
 
 	mu sync.Mutex
 	// guarded by mu
+	topicGen          uint64 // the topic entry's generation this partition runs with (topic_gen.go)
+	retentionHeld     bool   // the stored entry is missing or older than topicGen: retention by time and size suspended
 	cfg               config.Topic
 	segs              []*segment          // live segments sorted by base offset; the last is active
 	byID              map[uint64]*segment // live segments and segments held by snapshots

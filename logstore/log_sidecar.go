@@ -87,6 +87,7 @@ type segmentsSidecar struct {
 type sidecarBody struct {
 	LogStart int64            `json:"log_start"`
 	Segments []sidecarSegment `json:"segments"`
+	TopicGen uint64           `json:"topic_gen,omitempty"` // the topic entry's generation (topic_gen.go)
 }
 
 // sidecarView is a read sidecar: entries by base offset, and the log
@@ -94,6 +95,7 @@ type sidecarBody struct {
 type sidecarView struct {
 	segs     map[int64]sidecarSegment
 	logStart int64
+	topicGen uint64
 }
 
 const segmentsSidecarVersion = 3
@@ -140,6 +142,7 @@ func (l *Log) readSegmentsSidecar() (out sidecarView, found bool) {
 		out.segs[e.Base] = e
 	}
 	out.logStart = body.LogStart
+	out.topicGen = body.TopicGen
 	return out, true
 }
 
@@ -197,7 +200,7 @@ func (l *Log) writeSegmentsSidecar() error {
 		l.mu.Unlock()
 		return nil
 	}
-	body := sidecarBody{LogStart: l.startOffset}
+	body := sidecarBody{LogStart: l.startOffset, TopicGen: l.topicGen}
 	list := make([]sidecarSegment, 0, len(l.segs))
 	for _, s := range l.segs {
 		list = append(list, sidecarSegment{Base: s.base, Size: s.size, Next: s.next, LastPos: s.lastPos,

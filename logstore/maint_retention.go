@@ -54,7 +54,7 @@ func (l *Log) retentionVictims(now time.Time) []*segment {
 	for _, s := range l.segs {
 		total += s.size
 	}
-	deleting := l.cfg.Deleting()
+	deleting := l.cfg.Deleting() && !l.retentionHeld
 	var out []*segment
 	for i, s := range l.segs {
 		last := i == len(l.segs)-1

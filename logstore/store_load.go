@@ -168,7 +168,8 @@ func (st *Store) newTopic(tl topicLoad) (*topic, config.Topic, error) {
 func (st *Store) newLog(topic string, n int, dir string, cfg config.Topic) *Log {
 	return &Log{store: st, topic: topic, partition: n, dir: dir, fs: st.fs, now: st.opt.Now,
 		logger: st.logger.WithField("partition", kafkaname.PartitionDir(topic, n)), readOnly: st.opt.ReadOnly || topic == metadataTopic,
-		cfg: cfg, byID: map[uint64]*segment{}, changed: make(chan struct{}), lastFlush: st.opt.Now()}
+		cfg: cfg, byID: map[uint64]*segment{}, changed: make(chan struct{}), lastFlush: st.opt.Now(),
+		topicGen: st.stored.gens[topic]}
 }
 
 // loadLog opens one partition: leftovers, segments, then the clean path
@@ -206,6 +207,7 @@ func (l *Log) loadSegments(cp logCheckpoints, clean bool) error {
 		rp = 0
 	}
 	side, found := l.readSegmentsSidecar()
+	l.guardTopicGen(side.topicGen)
 	if side.logStart >= 0 && cp.logStart > side.logStart {
 		l.logger.WithField("checkpoint", cp.logStart).WithField("sidecar", side.logStart).WithField("file", kafkaname.LogStartOffsetFile).
 			Warn("log start offset checkpoint above the one recorded at the last clean close: the lower is used, nothing below it deleted")

@@ -202,17 +202,23 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	}
 	oldRaw, hadRaw := st.stored.raw[name]
 	oldSum, hadSum := st.stored.sums[name]
-	if err := st.stored.set(name, next); err != nil {
+	oldGen, hadGen := st.stored.gens[name]
+	gen := st.nextTopicGen(t)
+	if err := st.stored.set(name, next, gen); err != nil {
 		return err
 	}
 	if err := st.writeTopicsFile(); err != nil {
 		delete(st.stored.raw, name)
 		delete(st.stored.sums, name)
+		delete(st.stored.gens, name)
 		if hadRaw {
 			st.stored.raw[name] = oldRaw
 		}
 		if hadSum {
 			st.stored.sums[name] = oldSum
+		}
+		if hadGen {
+			st.stored.gens[name] = oldGen
 		}
 		return fmt.Errorf("persist config of %q: %w", name, err)
 	}
@@ -220,6 +226,7 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	for _, l := range t.logs {
 		if l != nil {
 			l.setConfig(cfg)
+			l.setTopicGen(gen)
 		}
 	}
 	return nil

@@ -21,6 +21,10 @@ type topicsDoc struct {
 	Version   int                        `json:"version"`
 	Topics    map[string]json.RawMessage `json:"topics"`
 	Checksums map[string]string          `json:"checksums,omitempty"`
+	// Generations counts each entry's rewrites (covered by its checksum);
+	// partitions record the one they ran with (see topic_gen.go). An
+	// entry without one (older files) guards nothing.
+	Generations map[string]uint64 `json:"generations,omitempty"`
 }
 
 const topicsFileVersion = 2
@@ -31,6 +35,7 @@ const topicsFileVersion = 2
 type storedTopics struct {
 	raw       map[string]json.RawMessage
 	sums      map[string]string
+	gens      map[string]uint64
 	overrides map[string]map[string]string
 	bad       map[string]error
 	damaged   error // the whole file could not be read: no topic is opened, nothing rewritten
@@ -38,8 +43,14 @@ type storedTopics struct {
 
 var topicsCRC = crc32.MakeTable(crc32.Castagnoli)
 
-func topicEntrySum(canonical []byte) string {
-	return strconv.FormatUint(uint64(crc32.Checksum(canonical, topicsCRC)), 16)
+// topicEntrySum is the checksum of an entry's canonical JSON and, when it
+// has one (gen > 0), its generation.
+func topicEntrySum(canonical []byte, gen uint64) string {
+	sum := crc32.Checksum(canonical, topicsCRC)
+	if gen > 0 {
+		sum = crc32.Update(sum, topicsCRC, []byte("#"+strconv.FormatUint(gen, 10)))
+	}
+	return strconv.FormatUint(uint64(sum), 16)
 }
 
 // readTopicsFile reads and verifies partfs-topics.json. A missing file is
@@ -48,7 +59,7 @@ func topicEntrySum(canonical []byte) string {
 // checksum, marks that topic bad.
 func (st *Store) readTopicsFile() *storedTopics {
 	s := &storedTopics{raw: map[string]json.RawMessage{}, sums: map[string]string{},
-		overrides: map[string]map[string]string{}, bad: map[string]error{}}
+		gens: map[string]uint64{}, overrides: map[string]map[string]string{}, bad: map[string]error{}}
 	path := st.path(TopicsFile)
 	f, err := st.fs.Open(path)
 	if isNotExist(err) {
@@ -75,14 +86,17 @@ func (st *Store) readTopicsFile() *storedTopics {
 		if sum, ok := doc.Checksums[name]; ok {
 			s.sums[name] = sum
 		}
-		kv, err := parseTopicEntry(raw, doc.Checksums[name])
+		if g, ok := doc.Generations[name]; ok {
+			s.gens[name] = g
+		}
+		kv, err := parseTopicEntry(raw, doc.Checksums[name], doc.Generations[name])
 		if err != nil {
 			s.bad[name] = fmt.Errorf("%s, topic %q: %w: %v", path, name, partlog.ErrCorrupt, err)
 			continue
 		}
 		s.overrides[name] = kv
 		if _, ok := doc.Checksums[name]; !ok {
-			s.set(name, kv) // checksummed from the next rewrite on
+			s.set(name, kv, s.gens[name]) // checksummed from the next rewrite on
 		}
 	}
 	return s
@@ -91,7 +105,7 @@ func (st *Store) readTopicsFile() *storedTopics {
 // parseTopicEntry decodes one topic's entry: an object whose values are all
 // JSON strings, matching its checksum when it has one (an entry without one
 // was written by hand or by an older partfs).
-func parseTopicEntry(raw json.RawMessage, sum string) (map[string]string, error) {
+func parseTopicEntry(raw json.RawMessage, sum string, gen uint64) (map[string]string, error) {
 	var vals map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &vals); err != nil || vals == nil {
 		return nil, fmt.Errorf("entry is not a JSON object: %s", clip(raw))
@@ -111,7 +125,7 @@ func parseTopicEntry(raw json.RawMessage, sum string) (map[string]string, error)
 	if err != nil {
 		return nil, err
 	}
-	if got := topicEntrySum(canonical); got != sum {
+	if got := topicEntrySum(canonical, gen); got != sum {
 		return nil, fmt.Errorf("checksum %q does not match the entry's %q", sum, got)
 	}
 	return kv, nil
@@ -133,20 +147,30 @@ func (s *storedTopics) unusable(name string) error {
 	return s.bad[name]
 }
 
-// set replaces topic name's entry with overrides (removing it when
-// empty). REQUIRES: st.mu held.
-func (s *storedTopics) set(name string, overrides map[string]string) error {
-	if len(overrides) == 0 {
+// set replaces topic name's entry with overrides at generation gen (0:
+// none; an empty entry is removed unless it has a generation to keep).
+// REQUIRES: st.mu held.
+func (s *storedTopics) set(name string, overrides map[string]string, gen uint64) error {
+	if len(overrides) == 0 && gen == 0 {
 		delete(s.raw, name)
 		delete(s.sums, name)
+		delete(s.gens, name)
 		return nil
+	}
+	if overrides == nil {
+		overrides = map[string]string{}
 	}
 	data, err := json.Marshal(overrides)
 	if err != nil {
 		return err
 	}
 	s.raw[name] = data
-	s.sums[name] = topicEntrySum(data)
+	s.sums[name] = topicEntrySum(data, gen)
+	if gen > 0 {
+		s.gens[name] = gen
+	} else {
+		delete(s.gens, name)
+	}
 	return nil
 }
 
@@ -157,7 +181,7 @@ func (st *Store) writeTopicsFile() error {
 	if s.damaged != nil {
 		return fmt.Errorf("not rewriting a damaged topic configuration: %w", s.damaged)
 	}
-	doc := topicsDoc{Version: topicsFileVersion, Topics: s.raw, Checksums: map[string]string{}}
+	doc := topicsDoc{Version: topicsFileVersion, Topics: s.raw, Checksums: map[string]string{}, Generations: s.gens}
 	names := make([]string, 0, len(s.raw))
 	for name := range s.raw {
 		names = append(names, name)

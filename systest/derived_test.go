@@ -332,3 +332,61 @@ func TestDerivedScenarios(t *testing.T) {
 	appendLine(t, d.path("d", "0", "log"), "after")
 	servedOrClosed(t, d, want, false)
 }
+
+// TestDerivedTopicsFileLost: partfs-topics.json put back as an older copy,
+// then missing: topic old (retention.ms=-1, records from 2020) keeps its
+// 30 records through retention passes, with a log line naming it; writing
+// its configuration again lifts the guard.
+func TestDerivedTopicsFileLost(t *testing.T) {
+	d := startFresh(t, cleanerFlags...)
+	mkTopic(t, d, "old", 1, "retention.bytes=-1")
+	topics := filepath.Join(d.data, "partfs-topics.json")
+	older, err := os.ReadFile(topics) // without retention.ms=-1
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.path("old", "config"), []byte("retention.ms=-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for i := 0; i < 30; i++ {
+		lines = append(lines, fmt.Sprintf(`{"value":"o%d","timestamp":1600000000000}`, i))
+	}
+	if err := tryAppend(d.path("old", "0", "log.jsonl"), strings.Join(lines, "\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"older copy", "missing"} {
+		d.stop()
+		if step == "older copy" {
+			err = os.WriteFile(topics, older, 0o644)
+		} else {
+			err = os.Remove(topics)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.restart()
+		time.Sleep(time.Second) // retention looks every 100 ms
+		if offs, err := jsonlOffsets(d, "old", "0"); err != nil || len(offs) != 30 {
+			t.Fatalf("%s: old/0 has %d records %v\n%s", step, len(offs), err, tail(d.log.String(), 2000))
+		}
+		if !strings.Contains(d.log.String(), "retention suspended") {
+			t.Fatalf("%s: no log line about the suspended retention\n%s", step, tail(d.log.String(), 2000))
+		}
+	}
+	if err := os.WriteFile(d.path("old", "config"), []byte("retention.ms=1000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		offs, err := jsonlOffsets(d, "old", "0")
+		if err == nil && len(offs) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("retention not applied after the configuration was written: %d records %v", len(offs), err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	d.stop()
+}
