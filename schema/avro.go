@@ -10,12 +10,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/hamba/avro/v2"
 
 	"github.com/partfs/partfs/jsonl"
 )
+
+// avroAPI is hamba/avro's configuration with strings and bytes up to
+// 64 MiB (its default refuses more than 1 MiB).
+var avroAPI = avro.Config{MaxByteSliceSize: 64 << 20}.Freeze()
 
 // avroCodec renders and encodes one Avro schema. The rendering is ours
 // (SPEC's plain JSON: a union is its branch's value, a decimal a decimal
@@ -42,15 +47,54 @@ func parseAvro(text string, refs []string) (*avroCodec, error) {
 	return &avroCodec{s: s, prog: compileAvro(s)}, nil
 }
 
+// decoders are avroDecoders to reuse: a hamba Reader and a string
+// buffer each.
+var decoders = sync.Pool{New: func() any {
+	return &avroDecoder{r: avro.NewReader(nil, 0, avro.WithReaderConfig(avroAPI))}
+}}
+
 func (c *avroCodec) appendJSON(dst, data []byte) ([]byte, error) {
 	d := decoders.Get().(*avroDecoder)
-	*d = avroDecoder{data: data, budget: 8*len(data) + 1024}
+	defer decoders.Put(d)
+	d.r.Reset(data)
+	d.r.Error, d.err, d.size, d.budget = nil, nil, len(data), 8*len(data)+1024
 	dst = c.prog(d, dst)
-	err := d.err
-	*d = avroDecoder{}
-	decoders.Put(d)
-	return dst, err
+	if d.r.Error != nil {
+		return dst, fmt.Errorf("avro: %w", d.r.Error)
+	}
+	return dst, d.err
 }
+
+// avroDecoder writes the JSON of Avro binary data. budget bounds the
+// array and map items a payload may claim (items of an empty record take
+// no bytes).
+type avroDecoder struct {
+	r      *avro.Reader
+	budget int
+	size   int    // of the payload: no string or bytes is longer
+	buf    []byte // a string's or bytes' content, read without allocating
+	err    error
+}
+
+// bytes reads a string or bytes into d.buf, valid until the next call.
+func (d *avroDecoder) bytes() []byte {
+	n := d.r.ReadLong()
+	if d.failed() {
+		return nil
+	}
+	if n < 0 || n > int64(d.size) {
+		d.err = fmt.Errorf("avro: a string or bytes of %d bytes in a payload of %d", n, d.size)
+		return nil
+	}
+	if cap(d.buf) < int(n) {
+		d.buf = make([]byte, n, max(n, 256))
+	}
+	d.buf = d.buf[:n]
+	d.r.Read(d.buf)
+	return d.buf
+}
+
+func (d *avroDecoder) failed() bool { return d.r.Error != nil || d.err != nil }
 
 func appendString(dst, b []byte) []byte {
 	return jsonl.AppendString(dst, unsafe.String(unsafe.SliceData(b), len(b)))

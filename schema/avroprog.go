@@ -3,8 +3,9 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
-	"unsafe"
+	"unicode/utf8"
 
 	"github.com/hamba/avro/v2"
 
@@ -95,7 +96,7 @@ func enumOp(s *avro.EnumSchema) avroOp {
 		syms[i] = jsonl.AppendString(nil, sym)
 	}
 	return func(d *avroDecoder, dst []byte) []byte {
-		i := int(d.int())
+		i := int(d.r.ReadInt())
 		if d.failed() {
 			return dst
 		}
@@ -141,6 +142,23 @@ func mapOp(value avroOp) avroOp {
 	}
 }
 
+// block reads the header of an array's or map's next block and returns
+// its item count; 0 at the end or on failure.
+func (d *avroDecoder) block() int64 {
+	if d.failed() {
+		return 0
+	}
+	n, _ := d.r.ReadBlockHeader()
+	if n == 0 || d.failed() {
+		return 0
+	}
+	if d.budget -= int(min(n, math.MaxInt32)); d.budget < 0 || n < 0 {
+		d.err = errors.New("avro: more items than the payload can hold")
+		return 0
+	}
+	return n
+}
+
 func (c *avroCompiler) union(s *avro.UnionSchema) avroOp {
 	types := s.Types()
 	ops := make([]avroOp, len(types))
@@ -148,7 +166,7 @@ func (c *avroCompiler) union(s *avro.UnionSchema) avroOp {
 		ops[i] = c.op(t)
 	}
 	return func(d *avroDecoder, dst []byte) []byte {
-		i := d.long()
+		i := d.r.ReadLong()
 		if d.failed() {
 			return dst
 		}
@@ -163,33 +181,40 @@ func fixedOp(s *avro.FixedSchema) avroOp {
 	size := s.Size()
 	if l, ok := s.Logical().(*avro.DecimalLogicalSchema); ok {
 		scale := l.Scale()
-		return func(d *avroDecoder, dst []byte) []byte { return appendDecimal(dst, d.read(size), scale) }
+		return func(d *avroDecoder, dst []byte) []byte { return appendDecimal(dst, d.fixed(size), scale) }
 	}
-	return func(d *avroDecoder, dst []byte) []byte { return appendBase64(dst, d.read(size)) }
+	return func(d *avroDecoder, dst []byte) []byte { return appendBase64(dst, d.fixed(size)) }
 }
 
-var errNotUTF8 = errors.New("avro: a string that is not UTF-8")
+// fixed reads n bytes into d.buf, valid until the next read of bytes.
+func (d *avroDecoder) fixed(n int) []byte {
+	if cap(d.buf) < n {
+		d.buf = make([]byte, n, max(n, 256))
+	}
+	d.buf = d.buf[:n]
+	d.r.Read(d.buf)
+	return d.buf
+}
 
 func primitiveOp(s *avro.PrimitiveSchema) avroOp {
 	switch s.Type() {
 	case avro.Boolean:
-		return func(d *avroDecoder, dst []byte) []byte { return strconv.AppendBool(dst, d.bool()) }
+		return func(d *avroDecoder, dst []byte) []byte { return strconv.AppendBool(dst, d.r.ReadBool()) }
 	case avro.Int:
-		return func(d *avroDecoder, dst []byte) []byte { return strconv.AppendInt(dst, int64(d.int()), 10) }
+		return func(d *avroDecoder, dst []byte) []byte { return strconv.AppendInt(dst, int64(d.r.ReadInt()), 10) }
 	case avro.Long:
-		return func(d *avroDecoder, dst []byte) []byte { return strconv.AppendInt(dst, d.long(), 10) }
+		return func(d *avroDecoder, dst []byte) []byte { return strconv.AppendInt(dst, d.r.ReadLong(), 10) }
 	case avro.Float:
-		return func(d *avroDecoder, dst []byte) []byte { return appendFloat(dst, float64(d.float()), 32) }
+		return func(d *avroDecoder, dst []byte) []byte { return appendFloat(dst, float64(d.r.ReadFloat()), 32) }
 	case avro.Double:
-		return func(d *avroDecoder, dst []byte) []byte { return appendFloat(dst, d.double(), 64) }
+		return func(d *avroDecoder, dst []byte) []byte { return appendFloat(dst, d.r.ReadDouble(), 64) }
 	case avro.String:
 		return func(d *avroDecoder, dst []byte) []byte {
 			b := d.bytes()
-			out, valid := jsonl.AppendValidString(dst, unsafe.String(unsafe.SliceData(b), len(b)))
-			if !valid {
-				return d.fail(dst, errNotUTF8)
+			if !utf8.Valid(b) && !d.failed() {
+				return d.fail(dst, errors.New("avro: a string that is not UTF-8"))
 			}
-			return out
+			return appendString(dst, b)
 		}
 	case avro.Bytes:
 		if l, ok := s.Logical().(*avro.DecimalLogicalSchema); ok {
@@ -200,4 +225,12 @@ func primitiveOp(s *avro.PrimitiveSchema) avroOp {
 	}
 	err := fmt.Errorf("avro: unsupported type %s", s.Type())
 	return func(d *avroDecoder, dst []byte) []byte { return d.fail(dst, err) }
+}
+
+// fail records err (the first failure wins) and returns dst.
+func (d *avroDecoder) fail(dst []byte, err error) []byte {
+	if !d.failed() {
+		d.err = err
+	}
+	return dst
 }

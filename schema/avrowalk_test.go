@@ -16,9 +16,10 @@ import (
 // reference the ops are compared with.
 
 func walkAvroJSON(s avro.Schema, dst, data []byte) ([]byte, error) {
-	d := &walkDecoder{r: avro.NewReader(nil, 0, avro.WithReaderConfig(avro.Config{MaxByteSliceSize: 64 << 20}.Freeze()))}
+	d := decoders.Get().(*avroDecoder)
+	defer decoders.Put(d)
 	d.r.Reset(data)
-	d.size, d.budget = len(data), 8*len(data)+1024
+	d.r.Error, d.err, d.size, d.budget = nil, nil, len(data), 8*len(data)+1024
 	dst = d.value(dst, s)
 	if d.r.Error != nil {
 		return dst, fmt.Errorf("avro: %w", d.r.Error)
@@ -26,37 +27,7 @@ func walkAvroJSON(s avro.Schema, dst, data []byte) ([]byte, error) {
 	return dst, d.err
 }
 
-// walkDecoder reads with hamba/avro's Reader. budget bounds the array
-// and map items a payload may claim.
-type walkDecoder struct {
-	r      *avro.Reader
-	budget int
-	size   int    // of the payload: no string or bytes is longer
-	buf    []byte // a string's or bytes' content
-	err    error
-}
-
-// bytes reads a string or bytes into d.buf, valid until the next call.
-func (d *walkDecoder) bytes() []byte {
-	n := d.r.ReadLong()
-	if d.failed() {
-		return nil
-	}
-	if n < 0 || n > int64(d.size) {
-		d.err = fmt.Errorf("avro: a string or bytes of %d bytes in a payload of %d", n, d.size)
-		return nil
-	}
-	if cap(d.buf) < int(n) {
-		d.buf = make([]byte, n, max(n, 256))
-	}
-	d.buf = d.buf[:n]
-	d.r.Read(d.buf)
-	return d.buf
-}
-
-func (d *walkDecoder) failed() bool { return d.r.Error != nil || d.err != nil }
-
-func (d *walkDecoder) value(dst []byte, s avro.Schema) []byte {
+func (d *avroDecoder) value(dst []byte, s avro.Schema) []byte {
 	if d.failed() {
 		return dst
 	}
@@ -133,7 +104,7 @@ func (d *walkDecoder) value(dst []byte, s avro.Schema) []byte {
 }
 
 // blocks reads the blocks of an array or map, calling item for each item.
-func (d *walkDecoder) blocks(item func()) {
+func (d *avroDecoder) blocks(item func()) {
 	for !d.failed() {
 		n, _ := d.r.ReadBlockHeader()
 		if n == 0 || d.failed() {
@@ -149,7 +120,7 @@ func (d *walkDecoder) blocks(item func()) {
 	}
 }
 
-func (d *walkDecoder) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
+func (d *avroDecoder) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
 	r := d.r
 	switch s.Type() {
 	case avro.Boolean:
