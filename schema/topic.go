@@ -78,6 +78,14 @@ func (t *Topic) catchUp() error {
 		}
 		t.log = l
 	}
+	// A cluster's log end may be a moment old: a schema registered just
+	// before the record that names it must be found (catchUp runs only
+	// for what is not folded yet, so this is a request per unknown ID).
+	if r, ok := t.log.(partlog.Refresher); ok {
+		if err := r.Refresh(); err != nil {
+			return fmt.Errorf("%s: %w", TopicName, err)
+		}
+	}
 	if t.log.EndOffset() <= t.next {
 		return nil
 	}
