@@ -130,7 +130,7 @@ type recordFilter struct {
 	order      record.OffsetOrder // offsets no CRC covers, checked like one
 	checked    bool               // order has checked a batch of this scan
 	size       int64              // the end of the segment's data
-	w          *fileView        // bytes a peek at the next batch header may find held
+	w          *fileView          // bytes a peek at the next batch header may find held
 	tail       []byte             // the bytes after the batch being passed on, when its read held them
 }
 
