@@ -108,8 +108,21 @@ func enumOp(s *avro.EnumSchema) avroOp {
 }
 
 func arrayOp(item avroOp) avroOp {
+	return blocksOp('[', ']', item)
+}
+
+func mapOp(value avroOp) avroOp {
+	return blocksOp('{', '}', func(d *avroDecoder, dst []byte) []byte {
+		dst = appendString(dst, d.bytes())
+		return value(d, append(dst, ':'))
+	})
+}
+
+// blocksOp renders an array's or map's blocks of items between open and
+// close, comma-separated.
+func blocksOp(open, close byte, item avroOp) avroOp {
 	return func(d *avroDecoder, dst []byte) []byte {
-		dst = append(dst, '[')
+		dst = append(dst, open)
 		first := true
 		for n := d.block(); n > 0; n = d.block() {
 			for ; n > 0 && !d.failed(); n-- {
@@ -120,25 +133,7 @@ func arrayOp(item avroOp) avroOp {
 				dst = item(d, dst)
 			}
 		}
-		return append(dst, ']')
-	}
-}
-
-func mapOp(value avroOp) avroOp {
-	return func(d *avroDecoder, dst []byte) []byte {
-		dst = append(dst, '{')
-		first := true
-		for n := d.block(); n > 0; n = d.block() {
-			for ; n > 0 && !d.failed(); n-- {
-				if !first {
-					dst = append(dst, ',')
-				}
-				first = false
-				dst = appendString(dst, d.bytes())
-				dst = value(d, append(dst, ':'))
-			}
-		}
-		return append(dst, '}')
+		return append(dst, close)
 	}
 }
 
