@@ -3,6 +3,7 @@ package logstore
 import (
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"testing"
 	"time"
@@ -39,6 +40,45 @@ func writePartition(part string, files map[string][]byte) (*vfs.CrashFS, *clock)
 		w.Close()
 	}
 	return fs, c
+}
+
+// closedWith returns a crash filesystem whose /data holds topic "t" with
+// rs appended to partition 0, closed cleanly, and its clock.
+func closedWith(t testing.TB, rs []record.Record) (*vfs.CrashFS, *clock) {
+	t.Helper()
+	fs, c := vfs.NewCrashFS(), newClock()
+	st, l := openTest(t, fs, c, nil)
+	if _, err := l.Append(rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return fs, c
+}
+
+// appendOutOfOrder appends n batches of 1 to 8 records whose CreateTimes
+// wander up to 1.5 s either side of a time that starts at 1,000,000 ms and
+// rises 200 ms a batch; with values, each record's value is 0 to 59 zero
+// bytes drawn from rng after its time. It returns the time after the last
+// batch.
+func appendOutOfOrder(t testing.TB, l *Log, rng *rand.Rand, n int, values bool) int64 {
+	t.Helper()
+	ts := int64(1_000_000)
+	for i := 0; i < n; i++ {
+		rs := recs(1+rng.Intn(8), fmt.Sprint(i), 0)
+		for j := range rs {
+			rs[j].Timestamp = ts + int64(rng.Intn(3000)) - 1500
+			if values {
+				rs[j].Value = make([]byte, rng.Intn(60))
+			}
+		}
+		ts += 200
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ts
 }
 
 // openAt opens a store at dir with topic "t" created if new, and returns
@@ -97,6 +137,16 @@ func readLog(t testing.TB, l partlog.Log, from int64) []rec {
 		}
 	}
 	return out
+}
+
+// readFileBytes reads the file at path on fs whole.
+func readFileBytes(t testing.TB, fs vfs.FS, path string) []byte {
+	t.Helper()
+	b, err := vfs.ReadFile(fs, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func fileSize(t testing.TB, fs vfs.FS, path string) int64 {
