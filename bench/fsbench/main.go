@@ -22,7 +22,7 @@ import (
 )
 
 var (
-	baselineBin = flag.String("baseline", "bin/fsbench-baseline", "baseline binary")
+	baselineBin = bu.BaselineFlag()
 	sizeMiB     = flag.Int("size", 1024, "MiB of input lines")
 	lineBytes   = flag.Int("line", 120, "bytes per input line, newline included (at least 12)")
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")

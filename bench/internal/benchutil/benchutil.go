@@ -1,5 +1,5 @@
 // Package benchutil holds what the bench programs share: the common flags
-// (-partfs, -work, -rounds), failing with a message, a work directory,
+// (-partfs, -work, -rounds; -baseline where asked), failing with a message, a work directory,
 // input files of numbered lines, timed commands and shell scripts, a mount
 // daemon started and awaited, medians and percentiles, the tail -f latency
 // probe and a daemon's resident set size.
@@ -26,6 +26,12 @@ var (
 	work      = flag.String("work", "", "work directory (default: a new temp dir)")
 	rounds    = flag.Int("rounds", 3, "throughput rounds, the baseline and partfs alternately (medians reported)")
 )
+
+// BaselineFlag declares -baseline, the go-fuse baseline's binary
+// (bench/baseline), for the programs that measure beside it.
+func BaselineFlag() *string {
+	return flag.String("baseline", "bin/fsbench-baseline", "baseline binary (bench/baseline)")
+}
 
 // Rounds is -rounds, at least 1.
 func Rounds() int { return max(*rounds, 1) }
