@@ -1,8 +1,6 @@
 package systest
 
 import (
-	"bufio"
-	"bytes"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -19,24 +17,8 @@ import (
 func TestDevClusterRoundTripsKcat(t *testing.T) {
 	testutil.Kcat(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		cmd := exec.Command(partfsBin, "dev-cluster", "--listen", "127.0.0.1:0", "--topic", "demo")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		addr, err := bufio.NewReader(stdout).ReadString('\n')
-		go func() { done <- cmd.Wait() }()
-		addr = strings.TrimSpace(addr)
-		if err != nil || !strings.HasPrefix(addr, "127.0.0.1:") {
-			cmd.Process.Kill()
-			t.Fatalf("first stdout line %q (%v); stderr:\n%s", addr, err, stderr.String())
-		}
+		var stderr testutil.SyncBuffer
+		cmd, addr, done := devClusterProc(t, &stderr, "--topic", "demo")
 		in := "k1:hello\nk2:second record\n:no key\n"
 		testutil.RunKcat(t, in, "-P", "-b", addr, "-t", "demo", "-p", "0", "-K:", "-H", "src=kcat", "-H", "n=2")
 		got := testutil.RunKcat(t, "", "-C", "-b", addr, "-t", "demo", "-p", "0", "-o", "beginning", "-e", "-q", "-f", "%o|%k|%s|%h\n")
@@ -53,7 +35,6 @@ func TestDevClusterRoundTripsKcat(t *testing.T) {
 				t.Fatalf("after %v: %v\n%s", sig, err, stderr.String())
 			}
 		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
 			t.Fatalf("still running 10 s after %v", sig)
 		}
 		if !strings.Contains(stderr.String(), "stopping") {

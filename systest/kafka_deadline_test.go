@@ -2,6 +2,8 @@ package systest
 
 import (
 	"bufio"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,29 +14,35 @@ import (
 	"github.com/partfs/partfs/internal/testutil"
 )
 
-// devClusterProc runs `partfs dev-cluster` with args in a child process
-// (so that it can be stopped and killed) and returns it and its brokers.
-func devClusterProc(t *testing.T, args ...string) (*exec.Cmd, string) {
+// devClusterProc runs `partfs dev-cluster --listen 127.0.0.1:0` with args
+// in a child process (so that it can be stopped and killed), its stderr
+// to stderr, and returns it, the brokers of its first stdout line and its
+// exit status (sent once it exits, the channel closed after). The test's
+// end kills it.
+func devClusterProc(t *testing.T, stderr io.Writer, args ...string) (*exec.Cmd, string, <-chan error) {
 	t.Helper()
-	cmd := exec.Command(partfsBin, append([]string{"dev-cluster", "--listen", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
+	cmd := exec.Command(partfsBin, append([]string{"dev-cluster", "--listen", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan error, 1)
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGCONT)
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-done
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dev-cluster: %v", err)
+	go func() { done <- cmd.Wait(); close(done) }()
+	if line = strings.TrimSpace(line); err != nil || !strings.HasPrefix(line, "127.0.0.1:") {
+		logged, _ := stderr.(fmt.Stringer)
+		t.Fatalf("dev-cluster's first stdout line %q (%v); stderr: %v", line, err, logged)
 	}
-	return cmd, strings.TrimSpace(line)
+	return cmd, line, done
 }
 
 // timedOps are system calls on a cluster mount, each of which asks the
@@ -112,7 +120,7 @@ func openFiles(t *testing.T, d *daemon) (w, r *os.File) {
 // mount works again.
 func TestKafkaDeadlines(t *testing.T) {
 	testutil.NeedFUSE(t)
-	cluster, addr := devClusterProc(t)
+	cluster, addr, exited := devClusterProc(t, os.Stderr, "--log-level", "warn")
 	d := kafkaMount(t, addr, "", "--kafka-timeout", "1s")
 	d.sh("mkdir t && seq 1 100 >> t/0/log && cat t/0/log >/dev/null")
 	limit := 2 * time.Second
@@ -124,19 +132,13 @@ func TestKafkaDeadlines(t *testing.T) {
 	if err := cluster.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	var out string
-	var err error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if out, err = testutil.Sh(d.mnt, "echo after >> t/0/log && tail -n 1 t/0/log", 10*time.Second); err == nil {
-			break
-		}
-	}
+	out, err := d.shOnceUp("echo after >> t/0/log && tail -n 1 t/0/log")
 	if err != nil || out != "after\n" {
 		t.Fatalf("after the cluster continues: %v %q\n%s", err, out, tail(d.log.String(), 2000))
 	}
 	w, r = openFiles(t, d)
 	_ = cluster.Process.Kill()
-	_ = cluster.Wait()
+	<-exited
 	runTimedOps(t, d, "killed", limit, w, r)
 	w.Close()
 	r.Close()
