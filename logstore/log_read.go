@@ -150,7 +150,7 @@ func (v *recordFilter) readLocated(w *fileView, pos int64, h *record.BatchHeader
 		return scanErr(v.s, pos, err)
 	}
 	next := pos + h.Size()
-	return scanErr(v.s, next, scanWindows(v.s, next, size, min(size-next, locatedRest), v.batch))
+	return scanErr(v.s, next, scanWithFirst(v.s, next, size, min(size-next, locatedRest), v.batch))
 }
 
 // readLocatedBatch passes the located batch at pos (header h) to v.batch

@@ -108,7 +108,7 @@ func putView(w *fileView) {
 var errNoBatch = errors.New("no matching batch in the segment")
 
 // at returns the view's bytes from p on, at least need of them (end is
-// the end of the data), reading probe bytes from p when the window does
+// the end of the data), reading probe bytes from p when the view does
 // not hold them; fewer than need is an error naming what was read.
 func (w *fileView) at(s *segment, p, need, probe, end int64, what string) ([]byte, error) {
 	need = min(need, end-p)
