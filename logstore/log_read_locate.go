@@ -237,7 +237,8 @@ func (l *Log) locateWith(w *fileView, s *segment, seg partlog.Segment, offset in
 // file of the batch holding offset, as Kafka's offset lookup does: an index
 // lookup and a scan of batch headers only (no payload is read or
 // CRC-checked, nothing is allocated). Offsets outside [StartOffset,
-// EndOffset) are ErrNotFound; corrupt headers are located *record.CorruptionError (partlog.ErrCorrupt).
+// EndOffset) are ErrNotFound; a corrupt header is a *record.CorruptionError
+// naming file and position (partlog.ErrCorrupt).
 func (l *Log) Locate(offset int64) (partlog.Segment, int64, error) {
 	l.mu.Lock()
 	if offset < l.startOffset || offset >= l.endLocked() {

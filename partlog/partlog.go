@@ -96,7 +96,7 @@ var (
 	ErrReadOnly = errors.New("read-only")         // EROFS
 	ErrExists   = errors.New("already exists")    // EEXIST
 	ErrNoSpace  = errors.New("no space left")     // ENOSPC
-	ErrCorrupt  = record.ErrCorruption            // EIO: damaged stored data; located ones are *record.CorruptionError
+	ErrCorrupt  = record.ErrCorruption            // EIO: damaged stored data; those naming file and position are *record.CorruptionError
 	ErrTimeout  = errors.New("backend timed out") // ETIMEDOUT: a remote backend did not answer in time
 	ErrDenied   = errors.New("permission denied") // EACCES: a remote backend refused the principal
 	ErrBusy     = errors.New("busy")              // EBUSY: a consumer group with active members
