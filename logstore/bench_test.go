@@ -317,7 +317,7 @@ func scanOnly(b *testing.B, l *Log, segs []partlog.Segment) time.Duration {
 		if err != nil {
 			b.Fatal(err)
 		}
-		err = scanWindows(s, 0, seg.Size, seg.Size, func(*record.Batch) (bool, error) { return false, nil })
+		err = scanWithFirst(s, 0, seg.Size, seg.Size, func(*record.Batch) (bool, error) { return false, nil })
 		l.releaseAll([]*segment{s})
 		if err != nil {
 			b.Fatal(err)
