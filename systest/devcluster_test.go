@@ -1,6 +1,9 @@
 package systest
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -45,4 +48,35 @@ func TestDevClusterRoundTripsKcat(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "usage: partfs dev-cluster") || !strings.Contains(string(out), "--listen") {
 		t.Errorf("dev-cluster --help: %v\n%s", err, out)
 	}
+}
+
+// devClusterProc runs `partfs dev-cluster --listen 127.0.0.1:0` with args
+// in a child process (so that it can be stopped and killed), its stderr
+// to stderr, and returns it, the brokers of its first stdout line and its
+// exit status (sent once it exits, the channel closed after). The test's
+// end kills it.
+func devClusterProc(t *testing.T, stderr io.Writer, args ...string) (*exec.Cmd, string, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(partfsBin, append([]string{"dev-cluster", "--listen", "127.0.0.1:0"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
+		_ = cmd.Process.Kill()
+		<-done
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	go func() { done <- cmd.Wait(); close(done) }()
+	if line = strings.TrimSpace(line); err != nil || !strings.HasPrefix(line, "127.0.0.1:") {
+		logged, _ := stderr.(fmt.Stringer)
+		t.Fatalf("dev-cluster's first stdout line %q (%v); stderr: %v", line, err, logged)
+	}
+	return cmd, line, done
 }
