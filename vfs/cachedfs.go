@@ -205,7 +205,7 @@ func (c *CachedFS) removeWith(name string, remove func(string) error) error {
 func (c *CachedFS) MkdirAll(name string, perm os.FileMode) error { return c.inner.MkdirAll(name, perm) }
 
 // ReadDir delegates to inner.
-func (c *CachedFS) ReadDir(name string) ([]os.FileInfo, error) { return c.inner.ReadDir(name) }
+func (c *CachedFS) ReadDir(name string) ([]os.DirEntry, error) { return c.inner.ReadDir(name) }
 
 // Stat delegates to inner.
 func (c *CachedFS) Stat(name string) (os.FileInfo, error) { return c.inner.Stat(name) }
