@@ -16,7 +16,7 @@ import (
 
 // viewHandle is one open of a view. Reads continue exactly after the last
 // record delivered when they come at the position where the previous read
-// ended; other positions are located through the layout.
+// ended; at other positions the layout gives the cursor (cursorAt).
 type viewHandle struct {
 	n *viewNode
 
@@ -94,7 +94,7 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 		if off >= h.size {
 			return fuse.ReadResultData(nil), 0
 		}
-		cur, err := h.locate(off)
+		cur, err := h.cursorAt(off)
 		if err != nil {
 			return nil, fail(lg, "read", err)
 		}
@@ -249,8 +249,8 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 	return 0
 }
 
-// locate finds the cursor of file position off. REQUIRES: mu held.
-func (h *viewHandle) locate(off int64) (position.Cursor, error) {
+// cursorAt finds the cursor of file position off. REQUIRES: mu held.
+func (h *viewHandle) cursorAt(off int64) (position.Cursor, error) {
 	cur, err := h.n.p.ly.Place(h.n.k, h.n.startPos+off)
 	if err != nil {
 		return position.Cursor{}, err

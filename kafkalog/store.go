@@ -27,7 +27,7 @@ type Store struct {
 	meta metadata
 	// cache is the cache directory, reached without symbolic links
 	cache vfs.FS
-	rest  restCache // parts of fetch answers past their windows (rest.go)
+	rest  restCache // parts of fetch answers past their tiles (rest.go)
 
 	mu     sync.Mutex
 	logs   map[partKey]*Log      // REQUIRES: mu held

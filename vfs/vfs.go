@@ -4,7 +4,7 @@
 // simulates crashes (CrashFS) or one that injects errors (NewErrorFS). It
 // also owns the one durable-rename helper, WriteFileDurable, block
 // reservation past a file's end (Allocate), and the
-// open-file budget: CachedFS keeps at most N files open, closing idle ones
+// open-file budget: BudgetFS keeps at most N files open, closing idle ones
 // and reopening them on demand, so many partitions fit a process's
 // RLIMIT_NOFILE. It imports nothing else of partfs.
 package vfs

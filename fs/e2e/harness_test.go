@@ -1,7 +1,7 @@
 // Package e2e holds the end-to-end tests of the filesystem over the on-disk
 // backend (logstore): real mounts driven by real shell tools. It also holds
 // the tests that join packages no lower package may import together:
-// logstore on vfs.CachedFS's descriptor budget with the cleaner, keyindex
+// logstore on vfs.BudgetFS's descriptor budget with the cleaner, keyindex
 // over a logstore log across compaction, and readers of a mount while
 // compact cleans its log.
 package e2e

@@ -107,10 +107,10 @@ func (ly *Layout) readErr(s *SegInfo, from int64, err error) error {
 		s.base, ly.log.Topic(), ly.log.Partition(), from, err)
 }
 
-// locate returns the cursor of stream position pos: the record covering it
-// and how far into that record, or the next record after a gap.
+// cursorAt returns the cursor of stream position pos: the record covering
+// it and how far into that record, or the next record after a gap.
 // REQUIRES: mu held, after sync.
-func (ly *Layout) locate(k Kind, pos int64) (Cursor, error) {
+func (ly *Layout) cursorAt(k Kind, pos int64) (Cursor, error) {
 	i := ly.findPos(k, pos)
 	s := ly.segs[i]
 	if pos < s.start[k] {
@@ -369,7 +369,7 @@ func renderInto(dst []byte, n int, k Kind, r *record.Record, cur *Cursor, buf []
 	return n, buf, true
 }
 
-// placeIn is locate on the bookkeeping reconciled with a fresh snapshot.
+// placeIn is cursorAt on the bookkeeping reconciled with a fresh snapshot.
 // REQUIRES: mu held.
 func (ly *Layout) placeIn(k Kind, pos int64) (Cursor, error) {
 	release, err := ly.sync()
@@ -377,7 +377,7 @@ func (ly *Layout) placeIn(k Kind, pos int64) (Cursor, error) {
 	if err != nil {
 		return Cursor{}, err
 	}
-	return ly.locate(k, pos)
+	return ly.cursorAt(k, pos)
 }
 
 // Place returns the cursor of stream position pos on a fresh snapshot,
