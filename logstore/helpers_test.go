@@ -81,14 +81,26 @@ func appendOutOfOrder(t testing.TB, l *Log, rng *rand.Rand, n int, values bool) 
 	return ts
 }
 
-// openAt opens a store at dir with topic "t" created if new, and returns
-// it with partition 0.
-func openAt(t testing.TB, dir string, opt Options) (*Store, *Log) {
+// openTopics opens a store at dir and creates the topics named.
+func openTopics(t testing.TB, dir string, opt Options, topics ...string) *Store {
 	t.Helper()
 	st, err := Open(dir, opt)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
+	for _, name := range topics {
+		if err := st.CreateTopic(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+// openAt opens a store at dir with topic "t" created if new, and returns
+// it with partition 0.
+func openAt(t testing.TB, dir string, opt Options) (*Store, *Log) {
+	t.Helper()
+	st := openTopics(t, dir, opt)
 	if _, err := st.Partitions("t"); err != nil {
 		if err := st.CreateTopic("t"); err != nil {
 			t.Fatalf("create topic: %v", err)
