@@ -64,38 +64,38 @@ func (p producers) keepEmpty(h *record.BatchHeader, nowMs int64) bool {
 
 // scanProducers reads every batch header of the log (the active segment
 // too) into the producers' last batches. Only headers are read, through a
-// window of headerWindow bytes: many small batches cost one read.
+// buffer of headerBuffer bytes: many small batches cost one read.
 func (c *Cleaner) scanProducers(log Target, segs []partlog.Segment) (producers, error) {
 	p := producers{}
-	win := make([]byte, headerWindow)
+	buf := make([]byte, headerBuffer)
 	for _, seg := range segs {
-		if err := eachHeader(log, seg, win, p.observe); err != nil {
+		if err := eachHeader(log, seg, buf, p.observe); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-const headerWindow = 64 << 10
+const headerBuffer = 64 << 10
 
 // eachHeader calls fn with the header of each V2 batch of seg that has a
 // producer id.
-func eachHeader(log Target, seg partlog.Segment, win []byte, fn func(*record.BatchHeader)) error {
+func eachHeader(log Target, seg partlog.Segment, buf []byte, fn func(*record.BatchHeader)) error {
 	r, release, err := log.SegmentReader(seg)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", segmentName(log, seg), err)
 	}
 	defer release()
-	start, n := int64(0), 0 // win[:n] holds the bytes at start
+	start, n := int64(0), 0 // buf[:n] holds the bytes at start
 	for pos := int64(0); pos < seg.Size; {
 		if pos < start || pos+record.BatchHeaderSize > start+int64(n) && start+int64(n) < seg.Size {
 			start = pos
-			n, err = r.ReadAt(win[:min(int64(len(win)), seg.Size-pos)], pos)
+			n, err = r.ReadAt(buf[:min(int64(len(buf)), seg.Size-pos)], pos)
 			if err != nil && err != io.EOF {
 				return fmt.Errorf("read %s at %d: %w", segmentName(log, seg), pos, err)
 			}
 		}
-		h, err := record.ParseHeader(win[pos-start : n])
+		h, err := record.ParseHeader(buf[pos-start : n])
 		if err != nil {
 			return fmt.Errorf("%s at %d: %w", segmentName(log, seg), pos, err)
 		}

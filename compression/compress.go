@@ -30,7 +30,7 @@ type Compressors struct {
 	lz4  *lz4Table
 	// lz4Copy holds a block read through a copy (compressBlock), made
 	// for the first block that needs it
-	lz4Copy *[lz4Window]byte
+	lz4Copy *[lz4Padded]byte
 	tmp     []byte
 }
 
@@ -86,7 +86,7 @@ func appendXerial(dst, src []byte) []byte {
 
 // kafkaLZ4 writes Kafka's LZ4 frame: the fixed header, 64 KiB blocks
 // (stored uncompressed when compression does not help), the end mark. A
-// block is read in place when src's capacity runs lz4Window bytes past its
+// block is read in place when src's capacity runs lz4Padded bytes past its
 // start (AppendBatch leaves that room), else through a copy.
 func (c *Compressors) kafkaLZ4(dst, src []byte) ([]byte, error) {
 	if c.lz4 == nil {
@@ -99,8 +99,8 @@ func (c *Compressors) kafkaLZ4(dst, src []byte) ([]byte, error) {
 		at := len(dst)
 		bound := 4 + lz4BlockBound(len(chunk))
 		dst = grow(dst, bound)[:at+bound]
-		if cap(chunk) < lz4Window && c.lz4Copy == nil {
-			c.lz4Copy = new([lz4Window]byte)
+		if cap(chunk) < lz4Padded && c.lz4Copy == nil {
+			c.lz4Copy = new([lz4Padded]byte)
 		}
 		n := c.lz4.compressBlock(dst[at+4:], chunk, c.lz4Copy)
 		if n >= len(chunk) {
@@ -141,4 +141,4 @@ func grow(b []byte, n int) []byte {
 
 // InPlaceCap is the capacity past a source's start that lets Compress read
 // its LZ4 blocks in place rather than through a copy.
-const InPlaceCap = lz4Window
+const InPlaceCap = lz4Padded

@@ -144,8 +144,8 @@ func lz4BlockInputs() [][]byte {
 func checkLZ4Block(t *testing.T, src []byte) {
 	t.Helper()
 	var tab lz4Table
-	var scratch [lz4Window]byte
-	wide := append(make([]byte, 0, len(src)+lz4Window), src...)
+	var scratch [lz4Padded]byte
+	wide := append(make([]byte, 0, len(src)+lz4Padded), src...)
 	a := make([]byte, lz4BlockBound(len(src)))
 	b := make([]byte, len(a))
 	na := tab.compressBlock(a, wide, &scratch)
@@ -183,7 +183,7 @@ func TestLZ4BlockRoundTrip(t *testing.T) {
 func TestLZ4BlockRatio(t *testing.T) {
 	area := logArea(1000)
 	var tab lz4Table
-	var scratch [lz4Window]byte
+	var scratch [lz4Padded]byte
 	var pc lz4.Compressor
 	ours, theirs := 0, 0
 	for p := area; len(p) > 0; p = p[min(len(p), lz4BlockSize):] {

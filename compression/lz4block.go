@@ -18,10 +18,10 @@ const (
 	lz4MFLimit      = 12
 	lz4SkipTrigger  = 6
 	lz4MaxInput     = 1 << 16
-	// lz4Window is the view compression reads a block through: 64 KiB and
+	// lz4Padded is what compression reads a block through: 64 KiB and
 	// 8 bytes of slack, so that a load at any position masked to 16 bits
 	// needs no bounds check.
-	lz4Window = lz4MaxInput + 8
+	lz4Padded = lz4MaxInput + 8
 	lz4Mask   = lz4MaxInput - 1
 )
 
@@ -30,12 +30,12 @@ type lz4Table [1 << lz4HashLog]uint16
 
 func lz4Hash(x uint32) uint32 { return x * 2654435761 >> (32 - lz4HashLog) & (1<<lz4HashLog - 1) }
 
-func lz4Load32(w *[lz4Window]byte, i int) uint32 {
+func lz4Load32(w *[lz4Padded]byte, i int) uint32 {
 	i &= lz4Mask
 	return uint32(w[i]) | uint32(w[i+1])<<8 | uint32(w[i+2])<<16 | uint32(w[i+3])<<24
 }
 
-func lz4Load64(w *[lz4Window]byte, i int) uint64 {
+func lz4Load64(w *[lz4Padded]byte, i int) uint64 {
 	i &= lz4Mask
 	return binary.LittleEndian.Uint64(w[i : i+8])
 }
@@ -45,17 +45,17 @@ func lz4BlockBound(n int) int { return n + n/255 + 16 }
 
 // compressBlock writes src (at most 64 KiB) as one LZ4 block to dst, which
 // must hold lz4BlockBound(len(src)) bytes, and returns its length. It
-// reads src through its capacity when that holds lz4Window bytes, else
+// reads src through its capacity when that holds lz4Padded bytes, else
 // through a copy in scratch.
-func (t *lz4Table) compressBlock(dst, src []byte, scratch *[lz4Window]byte) int {
+func (t *lz4Table) compressBlock(dst, src []byte, scratch *[lz4Padded]byte) int {
 	*t = lz4Table{}
 	n := len(src)
 	if n > lz4MaxInput {
 		panic("record: lz4 block input over 64 KiB")
 	}
 	w := scratch
-	if cap(src) >= lz4Window {
-		w = (*[lz4Window]byte)(src[:lz4Window])
+	if cap(src) >= lz4Padded {
+		w = (*[lz4Padded]byte)(src[:lz4Padded])
 	} else {
 		copy(w[:], src)
 	}
@@ -70,7 +70,7 @@ func (t *lz4Table) compressBlock(dst, src []byte, scratch *[lz4Window]byte) int 
 // length written and where the trailing literals start. Table entries
 // never point at or past the position searched, and every position is
 // under 64 KiB, so every offset is in 1..65535.
-func (t *lz4Table) compressMatches(dst []byte, src *[lz4Window]byte, n int) (di, anchor int) {
+func (t *lz4Table) compressMatches(dst []byte, src *[lz4Padded]byte, n int) (di, anchor int) {
 	limit := n - lz4MFLimit + 1 // no match starts here or later
 	matchEnd := n - lz4LastLiterals
 	t[lz4Hash(lz4Load32(src, 0))] = 0
@@ -122,7 +122,7 @@ func (t *lz4Table) compressMatches(dst []byte, src *[lz4Window]byte, n int) (di,
 }
 
 // matchLen counts the bytes from i that equal those from ref, up to end.
-func matchLen(src *[lz4Window]byte, i, ref, end int) int {
+func matchLen(src *[lz4Padded]byte, i, ref, end int) int {
 	start := i
 	for i+8 <= end {
 		if x := lz4Load64(src, i) ^ lz4Load64(src, ref); x != 0 {

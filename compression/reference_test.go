@@ -98,7 +98,7 @@ func TestLZ4FrameEdges(t *testing.T) {
 		lz4BlockSize + 12, lz4BlockSize + 13, 2*lz4BlockSize + 1} {
 		in := text[:n:n]
 		ref := runTool(t, in, "lz4", "-1", "-B4", "-BI", "--no-frame-crc", "-c")
-		wide := append(make([]byte, 0, n+lz4Window), in...)
+		wide := append(make([]byte, 0, n+lz4Padded), in...)
 		for _, src := range [][]byte{in, wide} {
 			ours, err := c.kafkaLZ4(nil, src)
 			if err != nil {

@@ -119,7 +119,7 @@ func (c *viewCache) direct() {
 }
 
 // uncache follows a failed cached read: what was rendered ahead is
-// dropped (the next read locates its position again) and later opens of
+// dropped (the next read finds its cursor again) and later opens of
 // the view read with direct I/O, which delivers the bytes before a
 // failure and the error after them. REQUIRES: mu held.
 func (h *viewHandle) uncache() {

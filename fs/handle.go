@@ -6,7 +6,6 @@ import (
 	"syscall"
 	"time"
 
-	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/partfs/partfs/config"
@@ -16,7 +15,7 @@ import (
 
 // viewHandle is one open of a view. Reads continue exactly after the last
 // record delivered when they come at the position where the previous read
-// ended; other positions are located through the layout.
+// ended; at other positions the layout gives the cursor (cursorAt).
 type viewHandle struct {
 	n *viewNode
 
@@ -48,15 +47,6 @@ type viewHandle struct {
 	// against, read once per open (nil until a partial line needs it).
 	conf *config.Topic // REQUIRES: mu held
 }
-
-var (
-	_ = (gofs.FileReader)((*viewHandle)(nil))
-	_ = (gofs.FileWriter)((*viewHandle)(nil))
-	_ = (gofs.FileFlusher)((*viewHandle)(nil))
-	_ = (gofs.FileFsyncer)((*viewHandle)(nil))
-	_ = (gofs.FileGetattrer)((*viewHandle)(nil))
-	_ = (gofs.FileReleaser)((*viewHandle)(nil))
-)
 
 func (h *viewHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 	return h.n.Getattr(ctx, h, out)
@@ -94,7 +84,7 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 		if off >= h.size {
 			return fuse.ReadResultData(nil), 0
 		}
-		cur, err := h.locate(off)
+		cur, err := h.cursorAt(off)
 		if err != nil {
 			return nil, fail(lg, "read", err)
 		}
@@ -249,8 +239,8 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 	return 0
 }
 
-// locate finds the cursor of file position off. REQUIRES: mu held.
-func (h *viewHandle) locate(off int64) (position.Cursor, error) {
+// cursorAt finds the cursor of file position off. REQUIRES: mu held.
+func (h *viewHandle) cursorAt(off int64) (position.Cursor, error) {
 	cur, err := h.n.p.ly.Place(h.n.k, h.n.startPos+off)
 	if err != nil {
 		return position.Cursor{}, err

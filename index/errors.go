@@ -20,7 +20,7 @@ var (
 	ErrReadOnly = errors.New("index is read-only")
 )
 
-// corrupt locates a failed sanity check: the index file, the entry number
+// corrupt names where a sanity check failed: the index file, the entry number
 // and its byte position. It matches record.ErrCorruption: rebuild the index.
 func corrupt(file string, entry int, pos int64, reason string) *record.CorruptionError {
 	return &record.CorruptionError{File: file, Pos: pos, Reason: fmt.Sprintf("entry %d: %s", entry, reason)}

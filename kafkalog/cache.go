@@ -126,12 +126,12 @@ func (l *Log) SaveSidecar(name string, data []byte) error {
 	if err := l.saveCache(name, data); err != nil {
 		return err
 	}
-	// fs saves its sidecars now and then and at unmount: the windows'
+	// fs saves its sidecars now and then and at unmount: the tiles'
 	// prints go with them
 	return l.savePrints()
 }
 
-// checkSidecarName is partlog's rule, and keeps the name of the windows'
+// checkSidecarName is partlog's rule, and keeps the name of the tiles'
 // prints for this package.
 func checkSidecarName(name string) error {
 	if name == printsName {

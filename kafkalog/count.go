@@ -9,9 +9,9 @@ import (
 // what is left over is counted by later calls.
 const countBudget = 1 << 18
 
-// winCount is how many records a reader sees in a window below next,
-// while the window keeps its ID.
-type winCount struct {
+// tileCount is how many records a reader sees in a tile below next,
+// while the tile keeps its ID.
+type tileCount struct {
 	id   uint64
 	next int64
 	n    int64
@@ -29,7 +29,7 @@ func (l *Log) count(segs []partlog.Segment) (n int64, exact bool) {
 		c, ok := l.counts[sg.Base]
 		l.mu.Unlock()
 		if !ok || c.id != sg.ID || c.next > sg.Next {
-			c = winCount{id: sg.ID, next: sg.Base}
+			c = tileCount{id: sg.ID, next: sg.Base}
 		}
 		if c.next < sg.Next && budget > 0 {
 			from := c.next

@@ -37,7 +37,7 @@ func (l *Log) Read(seg partlog.Segment, from int64, fn func(*record.Record) bool
 	size := l.fetchSize(from)
 	lo, hi := from, from // the offsets the last fetch covered
 	defer func() { l.readEnded(lo, hi, size) }()
-	var pr *printer // prints the window when the Read starts at its first offset
+	var pr *printer // prints the tile when the Read starts at its first offset
 	if first := seg.Next - seg.Size; from <= first {
 		pr = l.newPrinter(seg.Base, first, seg.Next)
 		defer func() { l.printed(seg.Base, pr) }()
@@ -192,9 +192,9 @@ type reader struct {
 	file    string
 	aborted map[int64]bool // producers inside an aborted transaction
 	pr      *printer       // prints the batches of this answer, if set
-	seek    *seekCheck     // checks a Read from inside a window, if set
+	seek    *seekCheck     // checks a Read from inside a tile, if set
 	// rest is where the batch holding the first record the Read did not
-	// pass begins in the answer (the window ended, or fn stopped, inside
+	// pass begins in the answer (the tile ended, or fn stopped, inside
 	// the answer), else -1; restAt is the offset the Read had reached
 	// before that batch, restLast the batch's last offset, restTxns the
 	// aborted transactions a fetch from there would be answered with
@@ -220,7 +220,7 @@ func (rd *reader) keepRest(b *record.Batch, at int64, txns []kmsg.FetchResponseT
 
 // batches passes the wanted records of p's batches at or after offset
 // from; it returns the offset after the last batch, and done when fn
-// stopped the read or the window ended.
+// stopped the read or the tile ended.
 func (rd *reader) batches(p *kmsg.FetchResponseTopicPartition, from int64) (int64, bool, error) {
 	txns := p.AbortedTransactions
 	sort.Slice(txns, func(i, j int) bool { return txns[i].FirstOffset < txns[j].FirstOffset })

@@ -114,9 +114,9 @@ func TestAppendRead(t *testing.T) {
 
 // TestConformance runs partlogtest on the backend over kfake. Not run:
 // LineAppender and SegmentFiler (the backend has neither) and Retention
-// (the suite's partitions fit one window of offsets). Rewrite compacts
-// the cluster and then reads each window from its start, as fs does when
-// it renders one: that fetch is where the backend sees the window changed.
+// (the suite's partitions fit one tile of offsets). Rewrite compacts
+// the cluster and then reads each tile from its start, as fs does when
+// it renders one: that fetch is where the backend sees the tile changed.
 func TestConformance(t *testing.T) {
 	clusters := map[partlog.Store]*kfake.Cluster{}
 	caches := map[partlog.Store]string{}
@@ -302,11 +302,11 @@ func TestLogAppendTime(t *testing.T) {
 	}
 }
 
-// TestCompactionInsideWindow: compaction that keeps a window's first
+// TestCompactionInsideTile: compaction that keeps a tile's first
 // record and log start offset but removes records after it gives the
-// window a new ID and closes Changed once a read from the window's start
-// fetches it again; a window nobody changed keeps its ID across reads.
-func TestCompactionInsideWindow(t *testing.T) {
+// tile a new ID and closes Changed once a read from the tile's start
+// fetches it again; a tile nobody changed keeps its ID across reads.
+func TestCompactionInsideTile(t *testing.T) {
 	c := cluster(t)
 	s := open(t, c)
 	if err := s.CreateTopic("c"); err != nil {
@@ -332,7 +332,7 @@ func TestCompactionInsideWindow(t *testing.T) {
 	}
 	readAll(t, l)
 	if again := segmentsOf(l); again[0].ID != segs[0].ID {
-		t.Fatalf("window ID changed with nothing changed: %d -> %d", segs[0].ID, again[0].ID)
+		t.Fatalf("tile ID changed with nothing changed: %d -> %d", segs[0].ID, again[0].ID)
 	}
 	ch := l.Changed()
 	c.Compact()
@@ -341,7 +341,7 @@ func TestCompactionInsideWindow(t *testing.T) {
 		t.Fatalf("log start offset %d after compaction: the test needs the first record kept", start)
 	}
 	if now := segmentsOf(l); now[0].ID != segs[0].ID {
-		t.Fatalf("window ID changed before any fetch: the test does not reach the check")
+		t.Fatalf("tile ID changed before any fetch: the test does not reach the check")
 	}
 	got := readAll(t, l)
 	if len(got) >= 21 || got[0].Offset != 0 {
@@ -350,10 +350,10 @@ func TestCompactionInsideWindow(t *testing.T) {
 	select {
 	case <-ch:
 	case <-time.After(5 * time.Second):
-		t.Fatal("Changed not closed after the window was seen compacted")
+		t.Fatal("Changed not closed after the tile was seen compacted")
 	}
 	if now := segmentsOf(l); now[0].ID == segs[0].ID {
-		t.Fatalf("window kept ID %d after compaction inside it", segs[0].ID)
+		t.Fatalf("tile kept ID %d after compaction inside it", segs[0].ID)
 	}
 }
 
@@ -372,7 +372,7 @@ func topicT(t *testing.T) (*kfake.Cluster, partlog.Log) {
 	return c, l
 }
 
-// segmentsOf returns a snapshot of l's windows.
+// segmentsOf returns a snapshot of l's tiles.
 func segmentsOf(l partlog.Log) []partlog.Segment {
 	segs, release := l.Segments()
 	defer release()
@@ -466,9 +466,9 @@ func TestCacheFiles(t *testing.T) {
 	}
 }
 
-// TestSequentialReadFetchesOnce: batches that span two windows (5,000
-// records, windows of 4,096 offsets) are fetched once by a reader going
-// through the windows in order: a window's Read starts with what the
+// TestSequentialReadFetchesOnce: batches that span two tiles (5,000
+// records, tiles of 4,096 offsets) are fetched once by a reader going
+// through the tiles in order: a tile's Read starts with what the
 // previous one fetched past its end. Every record comes once, in order.
 func TestSequentialReadFetchesOnce(t *testing.T) {
 	c, l := topicT(t)
@@ -497,11 +497,11 @@ func TestSequentialReadFetchesOnce(t *testing.T) {
 			t.Fatalf("record %d: offset %d value %.10q", i, r.Offset, r.Value)
 		}
 	}
-	windows := int64(appends*len(recs)/WindowOffsets + 1)
+	tiles := int64(appends*len(recs)/TileOffsets + 1)
 	if n := fetches.Load(); n > appends+2 {
-		t.Fatalf("%d fetches for %d batches in %d windows: batches fetched again", n, appends, windows)
+		t.Fatalf("%d fetches for %d batches in %d tiles: batches fetched again", n, appends, tiles)
 	}
-	t.Logf("%d fetches for %d batches in %d windows", fetches.Load(), appends, windows)
+	t.Logf("%d fetches for %d batches in %d tiles", fetches.Load(), appends, tiles)
 }
 
 // TestTLSAndSASL: over TLS (the CA from Options.CAFile), each SASL
@@ -542,13 +542,13 @@ func TestTLSAndSASL(t *testing.T) {
 }
 
 // TestRestKeepsTransactions: one producer aborts a transaction and then
-// commits one whose batch holds a window's end (offset 4,096): the Read of
-// the next window starts with the batch the previous one fetched and not
+// commits one whose batch holds a tile's end (offset 4,096): the Read of
+// the next tile starts with the batch the previous one fetched and not
 // passed, and must not take the aborted transaction met before it as
 // still open; read_committed, every committed record comes once.
 func TestRestKeepsTransactions(t *testing.T) {
 	c, l := topicT(t)
-	plain := make([]record.Record, WindowOffsets-6)
+	plain := make([]record.Record, TileOffsets-6)
 	for i := range plain {
 		plain[i].Value = []byte(fmt.Sprint("p", i))
 	}

@@ -16,13 +16,13 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// WindowOffsets is the number of offsets one window (segment) spans.
-const WindowOffsets = 4096
+// TileOffsets is the number of offsets one tile (segment) spans.
+const TileOffsets = 4096
 
-// SlotBytesPerOffset spaces the windows' slots: window k starts at most
-// k*WindowOffsets*SlotBytesPerOffset bytes into a rendering (16 MiB per
-// window). Records rendering to more than this on average (4 KiB) let a
-// window's rendering run into the next window's slot when both were
+// SlotBytesPerOffset spaces the tiles' slots: tile k starts at most
+// k*TileOffsets*SlotBytesPerOffset bytes into a rendering (16 MiB per
+// tile). Records rendering to more than this on average (4 KiB) let a
+// tile's rendering run into the next tile's slot when both were
 // placed before either was read.
 const SlotBytesPerOffset = 4096
 
@@ -41,11 +41,11 @@ type Log struct {
 	end     int64              // REQUIRES: mu held; last stable offset (read_committed end) as of at
 	at      time.Time          // REQUIRES: mu held; zero: ask again
 	changed chan struct{}      // REQUIRES: mu held
-	gens    map[int64]int64    // REQUIRES: mu held; window base -> times an append to it did not land as one run
-	counts  map[int64]winCount // REQUIRES: mu held; window base -> records counted (count.go)
-	marks   map[int64][]mark   // REQUIRES: mu held; window base -> prints of its prefixes (prints.go)
-	heads   map[int64][]head   // REQUIRES: mu held; window base -> its batches' headers as a read from its first offset met them (prints.go)
-	printLo map[int64]int64    // REQUIRES: mu held; window base -> the first offset its marks were made from
+	gens    map[int64]int64    // REQUIRES: mu held; tile base -> times an append to it did not land as one run
+	counts  map[int64]tileCount // REQUIRES: mu held; tile base -> records counted (count.go)
+	marks   map[int64][]mark   // REQUIRES: mu held; tile base -> prints of its prefixes (prints.go)
+	heads   map[int64][]head   // REQUIRES: mu held; tile base -> its batches' headers as a read from its first offset met them (prints.go)
+	printLo map[int64]int64    // REQUIRES: mu held; tile base -> the first offset its marks were made from
 	// epoch is the largest leader epoch of the batches printed, epochEnd
 	// the offset after the last of them (printcache.go)
 	epoch       int32             // REQUIRES: mu held
@@ -70,7 +70,7 @@ var (
 )
 
 func newLog(s *Store, topic string, n int32) *Log {
-	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]winCount{}, marks: map[int64][]mark{}, heads: map[int64][]head{}, printLo: map[int64]int64{}, epoch: -1}
+	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]tileCount{}, marks: map[int64][]mark{}, heads: map[int64][]head{}, printLo: map[int64]int64{}, epoch: -1}
 }
 
 // Topic returns the topic name.
@@ -214,8 +214,8 @@ func (l *Log) OffsetForTime(ts int64) (int64, error) {
 }
 
 // UnseenRewrites is true: the cluster compacts and deletes records while
-// nothing is mounted, and a window's Size counts offsets, so fs renders a
-// window again after a remount (partlog.RewritesUnseen).
+// nothing is mounted, and a tile's Size counts offsets, so fs renders a
+// tile again after a remount (partlog.RewritesUnseen).
 func (l *Log) UnseenRewrites() bool { return true }
 
 // Sync does nothing: an append returns once the cluster acknowledged it
@@ -229,7 +229,7 @@ func (l *Log) Changed() <-chan struct{} {
 	return l.changed
 }
 
-// Segments returns the windows from the log start offset's to the log
+// Segments returns the tiles from the log start offset's to the log
 // end offset's, as the package doc describes.
 func (l *Log) Segments() ([]partlog.Segment, func()) {
 	start, end := l.offsets()
@@ -239,12 +239,12 @@ func (l *Log) Segments() ([]partlog.Segment, func()) {
 	if k := (snapKey{start, end, l.gen}); k == l.snapKey && l.snap != nil {
 		return l.snap, func() {} // unchanged: the same (read-only) snapshot
 	}
-	first := start / WindowOffsets * WindowOffsets
+	first := start / TileOffsets * TileOffsets
 	var out []partlog.Segment
-	for base := first; base == first || base < end; base += WindowOffsets {
-		next := min(base+WindowOffsets, max(end, base))
+	for base := first; base == first || base < end; base += TileOffsets {
+		next := min(base+TileOffsets, max(end, base))
 		lo := max(base, min(start, next))
-		id := windowID(base, lo, l.gens[base])
+		id := tileID(base, lo, l.gens[base])
 		var stamp uint64
 		if from, ok := l.printLo[base]; ok && from == lo {
 			stamp = id // printed from lo: a Read checks the content (partlog.RewritesUnseen)
@@ -258,10 +258,10 @@ func (l *Log) Segments() ([]partlog.Segment, func()) {
 	return out, func() {}
 }
 
-// snapKey is what a snapshot of the windows depends on.
+// snapKey is what a snapshot of the tiles depends on.
 type snapKey struct{ start, end, gen int64 }
 
-// slot is where window base is placed when its predecessor has not been
+// slot is where tile base is placed when its predecessor has not been
 // rendered (0 where the product does not fit).
 func slot(base int64) int64 {
 	if base > (1<<62)/SlotBytesPerOffset {
@@ -270,9 +270,9 @@ func slot(base int64) int64 {
 	return base * SlotBytesPerOffset
 }
 
-// windowID identifies a window's content: its base, where its records
+// tileID identifies a tile's content: its base, where its records
 // begin (retention moves that) and its generation. Never 0.
-func windowID(base, lo, gen int64) uint64 {
+func tileID(base, lo, gen int64) uint64 {
 	h := fnv.New64a()
 	var b [24]byte
 	for i, v := range []int64{base, lo, gen} {
@@ -284,12 +284,12 @@ func windowID(base, lo, gen int64) uint64 {
 	return h.Sum64() | 1
 }
 
-// bump gives the windows of offsets [from, to) new IDs: what was rendered
+// bump gives the tiles of offsets [from, to) new IDs: what was rendered
 // of them may not describe them any more.
 func (l *Log) bump(from, to int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for base := from / WindowOffsets * WindowOffsets; base < to; base += WindowOffsets {
+	for base := from / TileOffsets * TileOffsets; base < to; base += TileOffsets {
 		l.gens[base]++
 	}
 	l.gen++
@@ -298,8 +298,8 @@ func (l *Log) bump(from, to int64) {
 
 // Stats is what `stat` shows: the cluster's offsets, size on disk
 // (DescribeLogDirs, the largest replica), configs, and the records a
-// reader sees, counted window by window (count; an upper bound until
-// every window is counted).
+// reader sees, counted tile by tile (count; an upper bound until
+// every tile is counted).
 func (l *Log) Stats() partlog.Stats {
 	segs, _ := l.Segments()
 	start, end := l.offsets()

@@ -13,10 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// The windows' prints (marks, batch headers and generations) are kept in
+// The tiles' prints (marks, batch headers and generations) are kept in
 // the cache directory beside the sidecars, as the cache file
-// <topic>-<partition>.window-prints (framed as a sidecar is: topic ID and
-// CRC), so that a remount knows which windows it has seen and fs keeps
+// <topic>-<partition>.tile-prints (framed as a sidecar is: topic ID and
+// CRC), so that a remount knows which tiles it has seen and fs keeps
 // what it rendered of them. Format, after printsMagic (varints, signed
 // unless noted):
 //
@@ -29,26 +29,26 @@ import (
 // trusted only after the cluster confirmed, at the first look at the
 // partition, that its log still holds that history (OffsetForLeaderEpoch
 // answers an end of epoch at or past end, as a consumer checks for
-// truncation) and, window by window, that the window's records still
+// truncation) and, tile by tile, that the tile's records still
 // begin at lo and reach past what its marks cover. Anything else drops the
 // prints concerned, with a log line.
 const (
-	printsName  = "window-prints"
+	printsName  = "tile-prints"
 	printsMagic = "pfkw1\n"
 )
 
-var errPrints = errors.New("malformed window prints")
+var errPrints = errors.New("malformed tile prints")
 
-// winPrint is what is kept of a window's prints across a remount.
-type winPrint struct {
+// tilePrint is what is kept of a tile's prints across a remount.
+type tilePrint struct {
 	base, lo int64
 	gen      int64
 	marks    []mark
 	heads    []head
 }
 
-// reach is the offset after the last batch a window's prints cover.
-func (w *winPrint) reach() int64 {
+// reach is the offset after the last batch a tile's prints cover.
+func (w *tilePrint) reach() int64 {
 	r := w.lo
 	for _, m := range w.marks {
 		r = max(r, m.upto)
@@ -59,7 +59,7 @@ func (w *winPrint) reach() int64 {
 	return r
 }
 
-func encodePrints(epoch int32, end int64, ws []winPrint) []byte {
+func encodePrints(epoch int32, end int64, ws []tilePrint) []byte {
 	b := []byte(printsMagic)
 	b = binary.AppendVarint(b, int64(epoch))
 	b = binary.AppendVarint(b, end)
@@ -120,9 +120,9 @@ func (r *printsReader) count() int {
 	return int(n)
 }
 
-// decodePrints parses a prints file; windows come by increasing base, each
-// window's heads by increasing offset, its marks and heads inside it.
-func decodePrints(b []byte) (epoch int32, end int64, ws []winPrint, err error) {
+// decodePrints parses a prints file; tiles come by increasing base, each
+// tile's heads by increasing offset, its marks and heads inside it.
+func decodePrints(b []byte) (epoch int32, end int64, ws []tilePrint, err error) {
 	if len(b) < len(printsMagic) || string(b[:len(printsMagic)]) != printsMagic {
 		return 0, 0, nil, errPrints
 	}
@@ -131,7 +131,7 @@ func decodePrints(b []byte) (epoch int32, end int64, ws []winPrint, err error) {
 	end = r.varint()
 	n := r.count()
 	for i := 0; i < n && r.err == nil; i++ {
-		w := winPrint{base: r.varint(), lo: r.varint(), gen: int64(r.uvarint() & (1<<62 - 1))}
+		w := tilePrint{base: r.varint(), lo: r.varint(), gen: int64(r.uvarint() & (1<<62 - 1))}
 		for j, nm := 0, r.count(); j < nm && r.err == nil; j++ {
 			w.marks = append(w.marks, mark{upto: r.varint(), sum: r.uvarint()})
 		}
@@ -152,22 +152,22 @@ func decodePrints(b []byte) (epoch int32, end int64, ws []winPrint, err error) {
 	return int32(e), end, ws, nil
 }
 
-// sound checks a decoded window against its own rules and those before it.
-func (w *winPrint) sound(before []winPrint) bool {
-	if w.base < 0 || w.base%WindowOffsets != 0 || w.lo < w.base || w.lo >= w.base+WindowOffsets || len(w.marks) > maxMarks {
+// sound checks a decoded tile against its own rules and those before it.
+func (w *tilePrint) sound(before []tilePrint) bool {
+	if w.base < 0 || w.base%TileOffsets != 0 || w.lo < w.base || w.lo >= w.base+TileOffsets || len(w.marks) > maxMarks {
 		return false
 	}
 	if n := len(before); n > 0 && before[n-1].base >= w.base {
 		return false
 	}
 	for _, m := range w.marks { // in the order reads made them
-		if m.upto <= w.lo || m.upto > w.base+WindowOffsets+1<<31 {
+		if m.upto <= w.lo || m.upto > w.base+TileOffsets+1<<31 {
 			return false
 		}
 	}
 	at := w.lo
 	for _, h := range w.heads {
-		if h.last < h.base || h.last < at || h.base >= w.base+WindowOffsets || h.last-h.base > 1<<31 {
+		if h.last < h.base || h.last < at || h.base >= w.base+TileOffsets || h.last-h.base > 1<<31 {
 			return false
 		}
 		at = h.last + 1
@@ -192,7 +192,7 @@ func (l *Log) loadPrintsOnce(start, end int64) {
 	if err == nil {
 		b, err = unframeCache(l.topicID(), b)
 	}
-	var ws []winPrint
+	var ws []tilePrint
 	var epoch int32
 	var seen int64
 	if err == nil {
@@ -203,7 +203,7 @@ func (l *Log) loadPrintsOnce(start, end int64) {
 	}
 	lg := l.s.opt.Logger.WithField("file", path)
 	if err != nil {
-		lg.WithError(err).Warn("window prints discarded")
+		lg.WithError(err).Warn("tile prints discarded")
 		return
 	}
 	l.mu.Lock()
@@ -221,13 +221,13 @@ func (l *Log) loadPrintsOnce(start, end int64) {
 	l.gen++
 }
 
-// confirmPrints keeps the windows whose prints the cluster's log still
+// confirmPrints keeps the tiles whose prints the cluster's log still
 // holds: none when the log no longer holds the history they were made of
 // (another leader's truncation: the epoch ends before seen, or is
 // unknown), and of the rest those whose records still begin at lo (the
 // log start offset did not move into them) and end no earlier than their
 // prints reach.
-func (l *Log) confirmPrints(epoch int32, seen, start, end int64, ws []winPrint) ([]winPrint, error) {
+func (l *Log) confirmPrints(epoch int32, seen, start, end int64, ws []tilePrint) ([]tilePrint, error) {
 	if end < seen {
 		return nil, fmt.Errorf("the log ends at offset %d, before the %d its prints saw", end, seen)
 	}
@@ -291,7 +291,7 @@ func (l *Log) askEpochEnd(ctx context.Context, e int32) (int32, int64, error) {
 	}
 }
 
-// savePrints writes the windows' prints to the cache directory when they
+// savePrints writes the tiles' prints to the cache directory when they
 // changed since the last save.
 func (l *Log) savePrints() error {
 	l.mu.Lock()
@@ -299,14 +299,14 @@ func (l *Log) savePrints() error {
 		l.mu.Unlock()
 		return nil
 	}
-	var ws []winPrint
+	var ws []tilePrint
 	for base := range l.marks {
-		ws = append(ws, winPrint{base: base, lo: l.printLo[base], gen: l.gens[base], marks: l.marks[base], heads: l.heads[base]})
+		ws = append(ws, tilePrint{base: base, lo: l.printLo[base], gen: l.gens[base], marks: l.marks[base], heads: l.heads[base]})
 	}
 	epoch, seen := l.epoch, l.epochEnd
 	l.printsDirty = false
 	l.mu.Unlock()
-	slices.SortFunc(ws, func(a, b winPrint) int { return cmp.Compare(a.base, b.base) })
+	slices.SortFunc(ws, func(a, b tilePrint) int { return cmp.Compare(a.base, b.base) })
 	if err := l.saveCache(printsName, encodePrints(epoch, seen, ws)); err != nil {
 		l.mu.Lock()
 		l.printsDirty = true

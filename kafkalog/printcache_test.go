@@ -21,9 +21,9 @@ import (
 )
 
 // printedTopic makes topic t with n records of 100 bytes in a cache
-// directory of its own, reads them all (which prints every window) and
+// directory of its own, reads them all (which prints every tile) and
 // closes the store: the prints are saved. It returns the stamps the
-// windows had.
+// tiles had.
 func printedTopic(t *testing.T, c *kfake.Cluster, cache string, n int) []uint64 {
 	t.Helper()
 	s := open(t, c, func(o *Options) { o.CacheDir = cache })
@@ -47,7 +47,7 @@ func printedTopic(t *testing.T, c *kfake.Cluster, cache string, n int) []uint64 
 	var stamps []uint64
 	for _, sg := range segmentsOf(l) {
 		if sg.Stamp == 0 {
-			t.Fatalf("window %d has no stamp after a read from its first offset", sg.Base)
+			t.Fatalf("tile %d has no stamp after a read from its first offset", sg.Base)
 		}
 		stamps = append(stamps, sg.Stamp)
 	}
@@ -56,7 +56,7 @@ func printedTopic(t *testing.T, c *kfake.Cluster, cache string, n int) []uint64 
 }
 
 // stampsAfterRemount opens the store again on cache and returns the
-// windows' stamps, the fetches that took, and the log.
+// tiles' stamps, the fetches that took, and the log.
 func stampsAfterRemount(t *testing.T, c *kfake.Cluster, cache string) ([]uint64, int64, testutil.Logger) {
 	t.Helper()
 	var fetches atomic.Int64
@@ -81,7 +81,7 @@ func stampsAfterRemount(t *testing.T, c *kfake.Cluster, cache string) ([]uint64,
 
 // rewritePrints changes the prints file of t-0 in cache with fn, framed
 // for the topic ID id.
-func rewritePrints(t *testing.T, cache string, id [16]byte, fn func(epoch *int32, end *int64, ws []winPrint) []winPrint) {
+func rewritePrints(t *testing.T, cache string, id [16]byte, fn func(epoch *int32, end *int64, ws []tilePrint) []tilePrint) {
 	t.Helper()
 	path := filepath.Join(cache, "t-0."+printsName)
 	b, err := os.ReadFile(path)
@@ -102,18 +102,18 @@ func rewritePrints(t *testing.T, cache string, id [16]byte, fn func(epoch *int32
 	}
 }
 
-// TestWindowPrintsPersist: the windows' prints survive a remount: the
-// windows keep their stamps and nothing is fetched to know them. A prints
+// TestTilePrintsPersist: the tiles' prints survive a remount: the
+// tiles keep their stamps and nothing is fetched to know them. A prints
 // file that is cut short, garbage, a symbolic link, another topic's, of
 // an epoch the cluster does not know, or that saw more than the log holds
 // now is discarded with a log line (every stamp 0); DeleteRecords into
-// window 1 drops the prints of windows 0 and 1 only.
-func TestWindowPrintsPersist(t *testing.T) {
+// tile 1 drops the prints of tiles 0 and 1 only.
+func TestTilePrintsPersist(t *testing.T) {
 	c := cluster(t)
 	cache := t.TempDir()
 	want := printedTopic(t, c, cache, 10000)
 	if len(want) != 3 {
-		t.Fatalf("%d windows, want 3", len(want))
+		t.Fatalf("%d tiles, want 3", len(want))
 	}
 	got, fetches, _ := stampsAfterRemount(t, c, cache)
 	if fmt.Sprint(got) != fmt.Sprint(want) || fetches != 0 {
@@ -139,11 +139,11 @@ func TestWindowPrintsPersist(t *testing.T) {
 		{"a symlink", func() error { _ = os.Remove(path); return os.Symlink(other, path) }},
 		{"another topic's", func() error { return os.WriteFile(path, frameCache([16]byte{1, 2, 3}, good[cacheHeader:]), 0o600) }},
 		{"of an unknown epoch", func() error {
-			rewritePrints(t, cache, id, func(epoch *int32, _ *int64, ws []winPrint) []winPrint { *epoch += 5; return ws })
+			rewritePrints(t, cache, id, func(epoch *int32, _ *int64, ws []tilePrint) []tilePrint { *epoch += 5; return ws })
 			return nil
 		}},
 		{"ahead of the log", func() error {
-			rewritePrints(t, cache, id, func(_ *int32, end *int64, ws []winPrint) []winPrint { *end += 100; return ws })
+			rewritePrints(t, cache, id, func(_ *int32, end *int64, ws []tilePrint) []tilePrint { *end += 100; return ws })
 			return nil
 		}},
 	}
@@ -159,7 +159,7 @@ func TestWindowPrintsPersist(t *testing.T) {
 		if fmt.Sprint(got) != "[0 0 0]" {
 			t.Errorf("prints file %s: stamps %v, want none", d.what, got)
 		}
-		if !strings.Contains(lg.Buf.String(), "window prints discarded") {
+		if !strings.Contains(lg.Buf.String(), "tile prints discarded") {
 			t.Errorf("prints file %s: no log line", d.what)
 		}
 	}
@@ -174,13 +174,13 @@ func TestWindowPrintsPersist(t *testing.T) {
 	deleteTo(t, c, 5000)
 	got, _, _ = stampsAfterRemount(t, c, cache)
 	if len(got) != 2 || got[0] != 0 || got[1] != want[2] {
-		t.Fatalf("after DeleteRecords into window 1: stamps %v, want [0 %d]", got, want[2])
+		t.Fatalf("after DeleteRecords into tile 1: stamps %v, want [0 %d]", got, want[2])
 	}
 }
 
-// TestWindowPrintsTopicRecreated: prints of a topic deleted and created
+// TestTilePrintsTopicRecreated: prints of a topic deleted and created
 // again (a new topic ID) are not used for the new one.
-func TestWindowPrintsTopicRecreated(t *testing.T) {
+func TestTilePrintsTopicRecreated(t *testing.T) {
 	c := cluster(t)
 	cache := t.TempDir()
 	printedTopic(t, c, cache, 5000)
@@ -205,15 +205,15 @@ func TestWindowPrintsTopicRecreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _, lg := stampsAfterRemount(t, c, cache)
-	if fmt.Sprint(got) != "[0 0]" || !strings.Contains(lg.Buf.String(), "window prints discarded") {
+	if fmt.Sprint(got) != "[0 0]" || !strings.Contains(lg.Buf.String(), "tile prints discarded") {
 		t.Fatalf("recreated topic: stamps %v; log %s", got, lg.Buf.String())
 	}
 }
 
-// TestWindowPrintsCheckedAfterRemount: a window compacted while nothing
+// TestTilePrintsCheckedAfterRemount: a tile compacted while nothing
 // was mounted keeps its stamp until the first read from its first offset,
 // which finds it rewritten: a new ID and stamp, Changed closed.
-func TestWindowPrintsCheckedAfterRemount(t *testing.T) {
+func TestTilePrintsCheckedAfterRemount(t *testing.T) {
 	c := cluster(t)
 	cache := t.TempDir()
 	s := open(t, c, func(o *Options) { o.CacheDir = cache })
@@ -251,10 +251,10 @@ func TestWindowPrintsCheckedAfterRemount(t *testing.T) {
 	select {
 	case <-ch:
 	case <-time.After(5 * time.Second):
-		t.Fatal("Changed not closed after the window was seen compacted")
+		t.Fatal("Changed not closed after the tile was seen compacted")
 	}
 	if sg := segmentsOf(l)[0]; sg.Stamp == before.Stamp || sg.ID == before.ID {
-		t.Fatalf("window kept stamp %d / ID %d after compaction was seen", sg.Stamp, sg.ID)
+		t.Fatalf("tile kept stamp %d / ID %d after compaction was seen", sg.Stamp, sg.ID)
 	}
 }
 

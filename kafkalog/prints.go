@@ -6,33 +6,33 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// maxMarks is how many prefix marks a window keeps.
+// maxMarks is how many prefix marks a tile keeps.
 const maxMarks = 8
 
-// maxHeadWindows is how many windows keep their batch headers (at most a
-// window's offsets each); a window read from inside without them is
+// maxHeadTiles is how many tiles keep their batch headers (at most a
+// tile's offsets each); a tile read from inside without them is
 // checked by the next read from its first offset only.
-const maxHeadWindows = 64
+const maxHeadTiles = 64
 
-// mark is a print of a window's prefix: a hash of the headers (base
+// mark is a print of a tile's prefix: a hash of the headers (base
 // offset, last offset, CRC) of its batches below offset upto, as fetched
-// from the window's first offset.
+// from the tile's first offset.
 type mark struct {
 	upto int64
 	sum  uint64
 }
 
-// printer prints the batches a Read fetches from a window's first offset
-// and compares the prefixes with the window's marks: compaction or a
-// rewrite inside the window changes a batch's CRC or drops or reshapes
+// printer prints the batches a Read fetches from a tile's first offset
+// and compares the prefixes with the tile's marks: compaction or a
+// rewrite inside the tile changes a batch's CRC or drops or reshapes
 // batches, so a prefix reaching a mark's offset either ends elsewhere or
 // hashes differently.
 type printer struct {
-	lo      int64  // the window's first offset, where printing began
-	next    int64  // the window's end: batches at or past it are not printed
+	lo      int64  // the tile's first offset, where printing began
+	next    int64  // the tile's end: batches at or past it are not printed
 	at      int64  // the offset after the last batch printed
 	sum     uint64 // FNV-1a over the batch headers printed
-	old     []mark // the window's marks when the Read began
+	old     []mark // the tile's marks when the Read began
 	marks   []mark // the marks of this Read, one per fetch answer
 	heads   []head // the headers printed
 	changed bool   // a prefix disagreed with a mark
@@ -51,7 +51,7 @@ type head struct {
 func headOf(h *record.BatchHeader) head { return head{h.BaseOffset, h.LastOffset(), h.CRC} }
 
 // batch prints one batch of a fetch answer that began at p.at; batches
-// at or past the window's end, or before p.at, are not printed.
+// at or past the tile's end, or before p.at, are not printed.
 func (p *printer) batch(h *record.BatchHeader) {
 	if h.BaseOffset >= p.next || h.LastOffset() < p.at {
 		return
@@ -79,7 +79,7 @@ func (p *printer) mark() {
 	}
 }
 
-// newPrinter starts printing window base (ending at next) from its first
+// newPrinter starts printing tile base (ending at next) from its first
 // offset at.
 func (l *Log) newPrinter(base, at, next int64) *printer {
 	l.mu.Lock()
@@ -91,10 +91,10 @@ func (l *Log) newPrinter(base, at, next int64) *printer {
 	return &printer{lo: at, next: next, at: at, sum: 14695981039346656037, old: old, epoch: -1}
 }
 
-// printed keeps what a printer saw of window base: when a prefix
-// disagreed with the window's marks, the window gets a new ID and the
+// printed keeps what a printer saw of tile base: when a prefix
+// disagreed with the tile's marks, the tile gets a new ID and the
 // change is announced; the marks are then the ones this Read made, or the
-// union of both when the window agreed.
+// union of both when the tile agreed.
 func (l *Log) printed(base int64, p *printer) {
 	if p.changed {
 		l.bump(base, base+1)
@@ -108,15 +108,15 @@ func (l *Log) printed(base int64, p *printer) {
 	if p.epoch > l.epoch || p.epoch == l.epoch && p.end > l.epochEnd {
 		l.epoch, l.epochEnd = p.epoch, p.end
 	}
-	// fresh: the window's marks (if any) were made from another first
-	// offset (retention moved it; the window's ID changed with it)
+	// fresh: the tile's marks (if any) were made from another first
+	// offset (retention moved it; the tile's ID changed with it)
 	fresh := l.printLo[base] != p.lo || len(l.marks[base]) == 0
 	if fresh {
 		l.printLo[base] = p.lo
-		l.gen++ // the window's Stamp changes: a new snapshot
+		l.gen++ // the tile's Stamp changes: a new snapshot
 	}
 	if p.changed || fresh || len(p.heads) > len(l.heads[base]) {
-		l.keepHeads(base, p.heads) // a longer prefix than the one kept, or the window's new one
+		l.keepHeads(base, p.heads) // a longer prefix than the one kept, or the tile's new one
 	}
 	if p.changed || fresh {
 		l.marks[base] = p.marks
@@ -143,12 +143,12 @@ func hasMark(ms []mark, upto int64) bool {
 	return false
 }
 
-// keepHeads keeps the headers hs of window base, dropping another
-// window's where too many windows keep theirs. REQUIRES: mu held.
+// keepHeads keeps the headers hs of tile base, dropping another
+// tile's where too many tiles keep theirs. REQUIRES: mu held.
 func (l *Log) keepHeads(base int64, hs []head) {
 	l.heads[base] = hs
 	for b := range l.heads {
-		if len(l.heads) <= maxHeadWindows {
+		if len(l.heads) <= maxHeadTiles {
 			break
 		}
 		if b != base {
@@ -163,17 +163,17 @@ func (l *Log) announce() {
 	l.changed = make(chan struct{})
 }
 
-// seekCheck checks the first batch a Read from inside window base meets
-// (at offset from or after) against the headers a read from the window's
+// seekCheck checks the first batch a Read from inside tile base meets
+// (at offset from or after) against the headers a read from the tile's
 // first offset kept: the batch holding from, or the next one. Another
-// batch there means the window was rewritten since.
+// batch there means the tile was rewritten since.
 type seekCheck struct {
 	want    head
 	checked bool
 	differs bool
 }
 
-// newSeekCheck returns the check of a Read of window base from offset
+// newSeekCheck returns the check of a Read of tile base from offset
 // from, nil when no kept header reaches from.
 func (l *Log) newSeekCheck(base, from int64) *seekCheck {
 	l.mu.Lock()
@@ -194,9 +194,9 @@ func (c *seekCheck) batch(h *record.BatchHeader, from int64) {
 	c.checked, c.differs = true, headOf(h) != c.want
 }
 
-// seekChecked ends a check of window base: a window found rewritten gets
+// seekChecked ends a check of tile base: a tile found rewritten gets
 // a new ID, its prints are dropped and the change is announced, so that
-// the reader places itself again in the window's new content.
+// the reader places itself again in the tile's new content.
 func (l *Log) seekChecked(base int64, c *seekCheck) {
 	if c == nil || !c.differs {
 		return

@@ -8,9 +8,9 @@ import (
 )
 
 // A fetch answer holds whole batches, and a producer's batch often spans
-// two windows (1 MB of 120-byte records is 8,000 offsets), or the offset
+// two tiles (1 MB of 120-byte records is 8,000 offsets), or the offset
 // where one reader's range ends and another's begins: the Read of the
-// next window or range then fetched the batches the previous Read had
+// next tile or range then fetched the batches the previous Read had
 // fetched and not passed. restCache keeps the part of an answer from the
 // batch holding the first record a Read did not pass, and the next Read
 // from there (a sequential reader makes it at once) starts with it: at

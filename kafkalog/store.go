@@ -27,7 +27,7 @@ type Store struct {
 	meta metadata
 	// cache is the cache directory, reached without symbolic links
 	cache vfs.FS
-	rest  restCache // parts of fetch answers past their windows (rest.go)
+	rest  restCache // parts of fetch answers past their tiles (rest.go)
 
 	mu     sync.Mutex
 	logs   map[partKey]*Log      // REQUIRES: mu held
@@ -375,7 +375,7 @@ func (s *Store) precheck(topic string, kv []partlog.KV) error {
 // ReadOnly reports whether every change is refused.
 func (s *Store) ReadOnly() bool { return s.opt.ReadOnly }
 
-// Close saves the windows' prints and ends the client. Appends are
+// Close saves the tiles' prints and ends the client. Appends are
 // synchronous: nothing is in flight once the filesystem stopped calling.
 func (s *Store) Close() error {
 	s.mu.Lock()
@@ -388,7 +388,7 @@ func (s *Store) Close() error {
 	if !s.opt.ReadOnly {
 		for _, l := range logs {
 			if err := l.savePrints(); err != nil {
-				s.opt.Logger.WithError(err).WithField("partition", fmt.Sprintf("%s-%d", l.topic, l.part)).Warn("window prints not saved")
+				s.opt.Logger.WithError(err).WithField("partition", fmt.Sprintf("%s-%d", l.topic, l.part)).Warn("tile prints not saved")
 			}
 		}
 	}

@@ -245,8 +245,8 @@ func benchLogBatches(b *testing.B, dir string, n, per int, cfg map[string]string
 // checks) with no record parsed or delivered.
 //
 // Our passes find the regions of the segment mapped by the passes before
-// (mapCache); x-unmapped is x-plain-pread of a fourth pass, timed after
-// the cache dropped them: a first read of the segment in the process.
+// (regions); x-unmapped is x-plain-pread of a fourth pass, timed after
+// the regions were dropped: a first read of the segment in the process.
 func BenchmarkSequentialRead(b *testing.B) {
 	st, l := benchLog(b, benchDir(b), 500_000, nil)
 	defer st.Close()
@@ -295,7 +295,7 @@ func readSegs(b *testing.B, l *Log, segs []partlog.Segment) time.Duration {
 	return time.Since(start)
 }
 
-// dropRegions unmaps the mapped regions of l's segments that mapCache
+// dropRegions unmaps the mapped regions of l's segments that regions
 // holds, and waits for the unmapping (which a timed pass would otherwise
 // contend with for the process's address space).
 func dropRegions(l *Log) {
@@ -303,9 +303,9 @@ func dropRegions(l *Log) {
 	segs := append([]*segment(nil), l.segs...)
 	l.mu.Unlock()
 	for _, s := range segs {
-		mapCache.dropSegment(s)
+		regions.dropSegment(s)
 	}
-	mapCache.settle()
+	regions.settle()
 }
 
 // scanOnly scans every batch of segs as Log.Read does, reading and
@@ -317,7 +317,7 @@ func scanOnly(b *testing.B, l *Log, segs []partlog.Segment) time.Duration {
 		if err != nil {
 			b.Fatal(err)
 		}
-		err = scanWindows(s, 0, seg.Size, seg.Size, func(*record.Batch) (bool, error) { return false, nil })
+		err = scanWithFirst(s, 0, seg.Size, seg.Size, func(*record.Batch) (bool, error) { return false, nil })
 		l.releaseAll([]*segment{s})
 		if err != nil {
 			b.Fatal(err)

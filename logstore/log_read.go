@@ -150,7 +150,7 @@ func (v *recordFilter) readLocated(w *fileView, pos int64, h *record.BatchHeader
 		return scanErr(v.s, pos, err)
 	}
 	next := pos + h.Size()
-	return scanErr(v.s, next, scanWindows(v.s, next, size, min(size-next, locatedRest), v.batch))
+	return scanErr(v.s, next, scanWithFirst(v.s, next, size, min(size-next, locatedRest), v.batch))
 }
 
 // readLocatedBatch passes the located batch at pos (header h) to v.batch
@@ -295,7 +295,7 @@ func (v *recordFilter) confirm(b *record.Batch, predecessor bool) error {
 // offset, the length, the leader epoch and the magic byte.
 const nextHeaderPeek = 17
 
-// scanErr locates a scan failure at or after pos (corruptErr).
+// scanErr makes a scan failure at or after pos name its place (corruptErr).
 func scanErr(s *segment, pos int64, err error) error {
 	if err == nil {
 		return nil
@@ -303,10 +303,10 @@ func scanErr(s *segment, pos int64, err error) error {
 	return corruptErr(s, pos, err)
 }
 
-// corruptErr makes a read failure of s at pos a located corruption: a
-// *record.CorruptionError (matching record.ErrCorruption, which is
-// partlog.ErrCorrupt) naming the file and the position. One that is
-// located already is returned as it is.
+// corruptErr makes a read failure of s at pos a corruption naming its
+// place: a *record.CorruptionError (matching record.ErrCorruption, which
+// is partlog.ErrCorrupt) naming the file and the position. One that names
+// them already is returned as it is.
 func corruptErr(s *segment, pos int64, err error) error {
 	var ce *record.CorruptionError
 	if errors.As(err, &ce) {

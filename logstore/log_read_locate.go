@@ -108,7 +108,7 @@ func putView(w *fileView) {
 var errNoBatch = errors.New("no matching batch in the segment")
 
 // at returns the view's bytes from p on, at least need of them (end is
-// the end of the data), reading probe bytes from p when the window does
+// the end of the data), reading probe bytes from p when the view does
 // not hold them; fewer than need is an error naming what was read.
 func (w *fileView) at(s *segment, p, need, probe, end int64, what string) ([]byte, error) {
 	need = min(need, end-p)
@@ -237,7 +237,8 @@ func (l *Log) locateWith(w *fileView, s *segment, seg partlog.Segment, offset in
 // file of the batch holding offset, as Kafka's offset lookup does: an index
 // lookup and a scan of batch headers only (no payload is read or
 // CRC-checked, nothing is allocated). Offsets outside [StartOffset,
-// EndOffset) are ErrNotFound; corrupt headers are located *record.CorruptionError (partlog.ErrCorrupt).
+// EndOffset) are ErrNotFound; a corrupt header is a *record.CorruptionError
+// naming file and position (partlog.ErrCorrupt).
 func (l *Log) Locate(offset int64) (partlog.Segment, int64, error) {
 	l.mu.Lock()
 	if offset < l.startOffset || offset >= l.endLocked() {

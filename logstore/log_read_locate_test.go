@@ -184,7 +184,7 @@ func TestReadAndTimeLookupAllocations(t *testing.T) {
 // Locate, which reads headers only, still answers; a garbage size field
 // fails Locate and Read with ErrCorrupt. Each error is a
 // *record.CorruptionError whose File and Pos errors.As finds.
-func TestLocatedReadsReportCorruption(t *testing.T) {
+func TestLocateAndReadReportCorruption(t *testing.T) {
 	fs, c := vfs.NewCrashFS(), newClock()
 	st, l := openTest(t, fs, c, nil)
 	for i := 0; i < 4; i++ { // the fourth keeps the damage off the last batch, which a clean open checks
@@ -217,18 +217,18 @@ func TestLocatedReadsReportCorruption(t *testing.T) {
 	}
 	segs, release := l.Segments()
 	defer release()
-	located := func(what string, err error, pos int64) {
+	corruptAt := func(what string, err error, pos int64) {
 		t.Helper()
 		var ce *record.CorruptionError
 		if !errors.Is(err, partlog.ErrCorrupt) || !errors.As(err, &ce) || ce.File != path || ce.Pos != pos {
 			t.Fatalf("%s: %v, want a corruption of %s at position %d", what, err, path, pos)
 		}
 	}
-	located("Read over a flipped byte", l.Read(segs[0], 150, func(*record.Record) bool { return true }), size)
+	corruptAt("Read over a flipped byte", l.Read(segs[0], 150, func(*record.Record) bool { return true }), size)
 	_, _, err := l.Locate(250)
-	located("Locate past a garbage size", err, 2*size)
+	corruptAt("Locate past a garbage size", err, 2*size)
 	// the checking scan that takes over reports the first bad batch on its way
-	located("Read at a garbage size", l.Read(segs[0], 250, func(*record.Record) bool { return true }), size)
+	corruptAt("Read at a garbage size", l.Read(segs[0], 250, func(*record.Record) bool { return true }), size)
 }
 
 // A lookup's first read reaches as far as the segment's batch size hint

@@ -11,7 +11,7 @@ import (
 )
 
 // A scan of mapMin bytes or more reads the segment through read-only
-// mappings of mapRegion bytes, kept mapped between scans (mapCache), whose
+// mappings of mapRegion bytes, kept mapped between scans (regions), whose
 // pages the kernel maps ahead of the scan once it is halfway through the
 // range it populated last: firstPopulate bytes first, then twice as many
 // each time up to populateStep, so a scan that stops after a few records
@@ -28,7 +28,7 @@ const (
 )
 
 // scanMapped is scanRegions of [pos, end) through mapped regions of the
-// segment (mapCache): the batches passed to fn, and the records decoded
+// segment (regions): the batches passed to fn, and the records decoded
 // from them, are the page cache's bytes, not a copy of them, valid until
 // fn returns. A scan goes on in a region through its overlap; a batch
 // that starts in a region and runs past its overlap (one larger than
@@ -38,13 +38,13 @@ const (
 // a located batch's size).
 func scanMapped(s *segment, pos, end int64, first int, fn func(*record.Batch) (bool, error)) (next int64, done bool, err error) {
 	for ; pos < end; first = firstPopulate {
-		w, err := mapCache.get(s, pos/mapRegion)
+		w, err := regions.get(s, pos/mapRegion)
 		if err != nil {
 			return pos, false, nil
 		}
 		limit := min(end, w.start+int64(len(w.m.Data)))
 		next, stop, err := scanMappedData(s, w.m, w.start, pos, limit, &w.populated, first, false, fn)
-		mapCache.release(w)
+		regions.release(w)
 		if stop || err != nil && (limit == end || !errors.Is(err, record.ErrTruncated)) {
 			return next, true, err
 		}

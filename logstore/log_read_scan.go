@@ -8,27 +8,27 @@ import (
 	"github.com/partfs/partfs/record"
 )
 
-// lookupWindow is the first read of a scan: a point lookup reads this much
+// firstRead is the first read of a scan: a point lookup reads this much
 // (plus a batch crossing it); the rest of the scan is left to one
 // record.Scanner, which reads ahead in its own chunks.
-const lookupWindow = 16 << 10
+const firstRead = 16 << 10
 
 // scanners are reused between scans (with their read-ahead buffers).
 var scanners = sync.Pool{New: func() any { return new(record.Scanner) }}
 
 // scanFrom calls fn for each batch of s in [pos, end) in order until fn
 // returns true or an error. Batches are size- and CRC-checked by
-// record.Scanner; a batch crossing the first window's end is read again
+// record.Scanner; a batch crossing the first read's end is read again
 // by the scan of the rest.
 func scanFrom(s *segment, pos, end int64, fn func(b *record.Batch) (bool, error)) error {
-	return scanWindows(s, pos, end, lookupWindow, fn)
+	return scanWithFirst(s, pos, end, firstRead, fn)
 }
 
-// scanWindows is scanFrom with a first window of the given size. It uses
+// scanWithFirst is scanFrom with a first read of the given size. It uses
 // one pooled scanner, dropped afterwards if a huge batch grew its buffer;
-// a window of mapMin bytes or more is scanned through a mapping of the
+// a read of mapMin bytes or more is scanned through a mapping of the
 // segment instead where its file can be mapped (scanMapped).
-func scanWindows(s *segment, pos, end, window int64, fn func(b *record.Batch) (bool, error)) error {
+func scanWithFirst(s *segment, pos, end, read int64, fn func(b *record.Batch) (bool, error)) error {
 	sc := scanners.Get().(*record.Scanner)
 	largest := int64(0)
 	defer func() {
@@ -39,15 +39,15 @@ func scanWindows(s *segment, pos, end, window int64, fn func(b *record.Batch) (b
 	}()
 	mappable := true
 	for pos < end {
-		if mappable && window >= mapMin {
+		if mappable && read >= mapMin {
 			next, done, err := scanMapped(s, pos, end, firstPopulate, fn)
 			if done {
 				return err
 			}
 			pos, mappable = next, false
 		}
-		wend := min(end, pos+window)
-		sc.Reset(s.log, pos, wend, s.path)
+		rend := min(end, pos+read)
+		sc.Reset(s.log, pos, rend, s.path)
 		for sc.Next() {
 			b := sc.Batch()
 			largest = max(largest, int64(len(b.Raw)))
@@ -55,11 +55,11 @@ func scanWindows(s *segment, pos, end, window int64, fn func(b *record.Batch) (b
 				return err
 			}
 		}
-		if err := sc.Err(); err != nil && (wend == end || !errors.Is(err, record.ErrTruncated)) {
+		if err := sc.Err(); err != nil && (rend == end || !errors.Is(err, record.ErrTruncated)) {
 			return err
 		}
 		pos = sc.Pos()
-		window = end - pos
+		read = end - pos
 	}
 	return nil
 }

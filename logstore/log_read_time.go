@@ -229,7 +229,7 @@ func (q *timeQuery) scan(pos, size, target int64) (int64, bool, error) {
 		return q.found || searchErr != nil, searchErr
 	})
 	switch {
-	case err == nil || err == searchErr: // a search error is located already
+	case err == nil || err == searchErr: // a search error names its place already
 		return q.res, q.found, err
 	case err == errIndexMismatch || first && pos > 0:
 		return q.scan(0, size, target)

@@ -71,7 +71,7 @@ func (s *segment) closeFiles() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	mapCache.dropSegment(s) // before its file closes: no mapping holds its blocks
+	regions.dropSegment(s) // before its file closes: no mapping holds its blocks
 	var first error
 	keep := func(err error) {
 		if err != nil && first == nil {

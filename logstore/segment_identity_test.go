@@ -35,7 +35,7 @@ func TestSegmentChangedUnderTheLog(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "data")
-			opt := testOptions(vfs.NewCachedFS(vfs.Beneath(dir), 1), newClock(), nil)
+			opt := testOptions(vfs.NewBudgetFS(vfs.Beneath(dir), 1), newClock(), nil)
 			st, l := openAt(t, dir, opt)
 			if _, err := l.Append(recs(20, "a", 1000)); err != nil {
 				t.Fatal(err)
@@ -57,7 +57,7 @@ func TestSegmentChangedUnderTheLog(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, kafkaname.CleanShutdownFile)); err == nil {
 				t.Fatal("a clean-shutdown marker was written")
 			}
-			opt = testOptions(vfs.NewCachedFS(vfs.Beneath(dir), 1), newClock(), nil)
+			opt = testOptions(vfs.NewBudgetFS(vfs.Beneath(dir), 1), newClock(), nil)
 			if name == "linked" { // the partition stays closed: a file with two names is not written
 				st, err := Open(dir, opt)
 				must(t, err)
@@ -92,7 +92,7 @@ func must(t *testing.T, err error) {
 // small record to an OS file, measured in the same run (x-share).
 func BenchmarkCheckUnchanged(b *testing.B) {
 	dir := benchDir(b)
-	st, l := openAt(b, dir, Options{NoBackground: true, FS: vfs.NewCachedFS(vfs.Beneath(dir), 1024)})
+	st, l := openAt(b, dir, Options{NoBackground: true, FS: vfs.NewBudgetFS(vfs.Beneath(dir), 1024)})
 	defer st.Close()
 	one := recs(1, "x", 1000)
 	start := nowNanos()

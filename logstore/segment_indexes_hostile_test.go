@@ -123,7 +123,7 @@ func shuffleEntries(rng *rand.Rand, b []byte, es int) []byte {
 }
 
 // TestCorruptLocatedBatchNoRebuild: a batch whose CRC fails where the
-// index says it is fails the read with EIO located at that batch, and is
+// index says it is fails the read with EIO naming that batch's position, and is
 // no reason to rebuild the index (the linear scan finds it in the same
 // place); an index entry pointing elsewhere still schedules a rebuild.
 func TestCorruptLocatedBatchNoRebuild(t *testing.T) {

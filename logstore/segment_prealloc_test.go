@@ -35,7 +35,7 @@ func requireAllocate(t *testing.T, dir string) {
 func TestPreallocation(t *testing.T) {
 	for name, fs := range map[string]func() vfs.FS{
 		"os":     func() vfs.FS { return vfs.Default },
-		"cached": func() vfs.FS { return vfs.NewCachedFS(vfs.Default, 8) },
+		"budget": func() vfs.FS { return vfs.NewBudgetFS(vfs.Default, 8) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()

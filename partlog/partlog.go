@@ -21,7 +21,7 @@
 //     modified once returned; a backend may return the same one again
 //     (the same slice) while nothing in it changed, and only then, so a
 //     consumer that meets a snapshot it has seen skips reconciling it (a
-//     cluster's snapshot of a long partition holds thousands of windows).
+//     cluster's snapshot of a long partition holds thousands of tiles).
 //     ID is never 0. While a
 //     segment keeps its Base and ID, the records below an earlier snapshot's
 //     Next never change and Next and Size never decrease; rewriting its
@@ -97,7 +97,7 @@ var (
 	ErrReadOnly = errors.New("read-only")         // EROFS
 	ErrExists   = errors.New("already exists")    // EEXIST
 	ErrNoSpace  = errors.New("no space left")     // ENOSPC
-	ErrCorrupt  = record.ErrCorruption            // EIO: damaged stored data; located ones are *record.CorruptionError
+	ErrCorrupt  = record.ErrCorruption            // EIO: damaged stored data; those naming file and position are *record.CorruptionError
 	ErrTimeout  = errors.New("backend timed out") // ETIMEDOUT: a remote backend did not answer in time
 	ErrDenied   = errors.New("permission denied") // EACCES: a remote backend refused the principal
 	ErrBusy     = errors.New("busy")              // EBUSY: a consumer group with active members
@@ -235,7 +235,7 @@ type Segment struct {
 	Stamp uint64
 	// Slot > 0 is where the segment's rendered ranges begin (in every
 	// rendering) when the segment before it has not been rendered: a
-	// backend without segment files, whose segments are windows of
+	// backend without segment files, whose segments are tiles of
 	// offsets, places them on a fixed lattice so that placing one never
 	// reads those before it. 0: the range begins where the previous
 	// segment's rendering ends.
@@ -251,7 +251,7 @@ type Stats struct {
 	// start and end), for a backend that has not counted them all yet.
 	RecordsBound bool
 	// Segments: the segment count, -1 where the backend cannot tell (a
-	// cluster: its offset windows are not the brokers' segments)
+	// cluster: its offset tiles are not the brokers' segments)
 	Segments          int
 	SizeBytes         int64
 	FirstTimestampMs  int64

@@ -105,8 +105,8 @@ func TestDecompressionBombRejected(t *testing.T) {
 	}
 }
 
-// TestScannerReaderAt: the ReaderAt path (small read-ahead windows, a
-// batch larger than the window) sees the same batches as the byte path.
+// TestScannerReaderAt: the ReaderAt path (small read-ahead buffers, a
+// batch larger than the buffer) sees the same batches as the byte path.
 func TestScannerReaderAt(t *testing.T) {
 	var e Encoder
 	var raw []byte

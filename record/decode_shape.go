@@ -11,7 +11,7 @@ package record
 //
 // Decoding is bound by the instructions spent per record, so this loop is
 // kept short: the batch's fields in locals, the varints before the key
-// read through one 16-byte window (one bounds check for all of them), a
+// read through one 16-byte slice (one bounds check for all of them), a
 // branch per varint size (predictable: the sizes repeat from record to
 // record) and no calls but fn (deliver is inlined).
 func (d *Decoder) simpleRecords(data []byte, h *BatchHeader, want int32, from, next int64, fn func(*Record) bool) (n int32, used int, stop bool) {

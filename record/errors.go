@@ -17,7 +17,7 @@ var ErrCorruption = errors.New("corrupt data")
 // also matches ErrCorruption.
 var ErrTruncated = errors.New("record: truncated batch at end of data")
 
-// CorruptionError locates damaged stored data: the file (or the name the
+// CorruptionError says where stored data is damaged: the file (or the name the
 // caller gave a byte slice), the byte position of the batch, message or
 // index entry that failed, and what was wrong. In a text file Line, when
 // not 0, is the 1-based line that failed, and Pos the byte where it starts

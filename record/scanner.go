@@ -51,7 +51,7 @@ type Scanner struct {
 	pos, end int64
 	file     string
 
-	buf    []byte // read-ahead window holding the file's bytes [bufPos, bufPos+len(buf))
+	buf    []byte // read-ahead buffer holding the file's bytes [bufPos, bufPos+len(buf))
 	bufPos int64
 	chunk  int64 // the next read-ahead size
 	batch  Batch
@@ -108,7 +108,7 @@ func (s *Scanner) Next() bool {
 // nextBatch checks the size field at s.pos as Kafka's FileLogInputStream
 // does, then loads, parses and verifies the batch.
 func (s *Scanner) nextBatch() error {
-	head, err := s.window(s.pos, headerUpToMagic)
+	head, err := s.load(s.pos, headerUpToMagic)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (s *Scanner) nextBatch() error {
 	if limit := s.maxBatch(); size > limit {
 		return corruptf(s.file, s.pos, "batch size %d exceeds the largest allowed %d", size, limit)
 	}
-	raw, err := s.window(s.pos, size)
+	raw, err := s.load(s.pos, size)
 	if err != nil {
 		return err
 	}
@@ -154,8 +154,8 @@ func CheckCRC(h *BatchHeader, raw []byte, file string, pos int64) error {
 	return nil
 }
 
-// window returns the bytes [pos, pos+n) of the data, reading ahead as needed.
-func (s *Scanner) window(pos, n int64) ([]byte, error) {
+// load returns the bytes [pos, pos+n) of the data, reading ahead as needed.
+func (s *Scanner) load(pos, n int64) ([]byte, error) {
 	off := pos - s.bufPos
 	if off >= 0 && off+n <= int64(len(s.buf)) {
 		return s.buf[off : off+n], nil
@@ -165,7 +165,7 @@ func (s *Scanner) window(pos, n int64) ([]byte, error) {
 	}
 	want := min(max(n, s.chunk), s.end-pos)
 	s.chunk = min(2*s.chunk, maxChunk)
-	// Bytes from pos on that the window holds already (a batch whose
+	// Bytes from pos on that the buffer holds already (a batch whose
 	// header came with the last read) move to the front, not read again.
 	held := s.buf[:0]
 	if off >= 0 && off < int64(len(s.buf)) {

@@ -56,7 +56,7 @@ func TestScannerReadsBytesOnce(t *testing.T) {
 
 // TestScannerShortRead: a file shorter than the caller said stops with
 // ErrTruncated after the batches that are there, also when the short read
-// follows bytes the window held already.
+// follows bytes the read-ahead buffer held already.
 func TestScannerShortRead(t *testing.T) {
 	var e Encoder
 	raw, _ := e.AppendBatch(nil, 0, logLines(50), BatchOptions{})

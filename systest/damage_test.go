@@ -295,7 +295,7 @@ func checkServed(t *testing.T, tc damageCase, got served) {
 	case tc.corruptAt != "":
 		var ce *record.CorruptionError
 		if !errors.Is(got.err, partlog.ErrCorrupt) || !errors.As(got.err, &ce) {
-			t.Fatalf("read error %v, want ErrCorrupt with a located record.CorruptionError", got.err)
+			t.Fatalf("read error %v, want ErrCorrupt with a record.CorruptionError naming file and position", got.err)
 		}
 		if at := fmt.Sprintf("%s@%d", ce.File, ce.Pos); at != tc.corruptAt {
 			t.Errorf("corruption at %s, want %s", at, tc.corruptAt)

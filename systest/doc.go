@@ -15,7 +15,7 @@
 //	TestDamageTable        23 damages to an unmounted data directory: partfs
 //	                       check names file and position; logstore and the
 //	                       real mount recover what Kafka would, serve only
-//	                       written bytes, EIO + a located log line into damage
+//	                       written bytes, EIO + a log line saying where
 //	TestDiskFull*          8 MiB tmpfs: ENOSPC, no partial batch, the mount
 //	                       stays up, a crash on the full disk, appends again
 //	                       after space returns (logstore and through the mount)

@@ -53,7 +53,7 @@ func copiesExactly(t *testing.T, d *daemon, dir, want, when string) {
 }
 
 // TestKafkaDenseLayout: records written through the mount (20,000 lines
-// in one go, spanning 5 windows) and records another client produced
+// in one go, spanning 5 tiles) and records another client produced
 // that the mount then read are laid out densely: st_size is what a read
 // returns, tar and rsync -a copy the file byte-exactly, and so after a
 // remount with the same cache directory. Only a partition found longer
@@ -70,9 +70,9 @@ func TestKafkaDenseLayout(t *testing.T) {
 	want := d.sh("seq 1 20000")
 	copiesExactly(t, d, "t/0", want, "written through the mount")
 	if got := statField(t, d, "t/0", "segments"); got != -1 {
-		t.Fatalf("stat segments: %d, want -1 (a cluster's windows are not segments)", got)
+		t.Fatalf("stat segments: %d, want -1 (a cluster's tiles are not segments)", got)
 	}
-	// another client's records, 3 windows more, read by the mount
+	// another client's records, 3 tiles more, read by the mount
 	more := d.sh("seq 20001 32000")
 	kcat(t, addr, more, "-P", "-t", "t", "-p", "0")
 	want += more
@@ -82,9 +82,9 @@ func TestKafkaDenseLayout(t *testing.T) {
 	copiesExactly(t, d, "t/0", want, "after a remount")
 	d.stop()
 
-	// A fresh cache: the first windows are read to place the next ones,
+	// A fresh cache: the first tiles are read to place the next ones,
 	// the rest wait at their slots; stat says how many bytes are gaps
-	// (rendering the 14 windows it has not, fewer than it may).
+	// (rendering the 14 tiles it has not, fewer than it may).
 	kcat(t, addr, d.sh("seq 32001 120000"), "-P", "-t", "t", "-p", "0")
 	d = kafkaMount(t, addr, "")
 	st, err := os.Stat(d.path("t", "0", "log"))
@@ -94,7 +94,7 @@ func TestKafkaDenseLayout(t *testing.T) {
 	gap := statField(t, d, "t/0", "gap_bytes")
 	content := int64(len(d.sh("seq 1 120000")))
 	if gap <= 0 || st.Size()-gap != content || st.Size() <= 2*content {
-		t.Fatalf("fresh mount of 30 windows: st_size %d, gap_bytes %d, content %d", st.Size(), gap, content)
+		t.Fatalf("fresh mount of 30 tiles: st_size %d, gap_bytes %d, content %d", st.Size(), gap, content)
 	}
 	d.stop()
 }
@@ -153,11 +153,11 @@ func TestKafkaConfigEveryKey(t *testing.T) {
 }
 
 // TestKafkaRemountKeepsLayout: a mount that read a partition of 30
-// windows (more than a mount places by reading) keeps their layout
+// tiles (more than a mount places by reading) keeps their layout
 // across a remount with the same cache directory: st_size and the bytes
 // at every probed position are the same, and knowing them fetches
-// nothing; with the windows' prints removed from the cache the same
-// remount fetches the windows again to know them.
+// nothing; with the tiles' prints removed from the cache the same
+// remount fetches the tiles again to know them.
 func TestKafkaRemountKeepsLayout(t *testing.T) {
 	testutil.Kcat(t)
 	c, addr := kafkaCluster(t)
@@ -208,13 +208,13 @@ func TestKafkaRemountKeepsLayout(t *testing.T) {
 	if kept != 0 {
 		t.Fatalf("st_size after a remount took %d fetches, want 0", kept)
 	}
-	prints, _ := filepath.Glob(filepath.Join(cache, "*.window-prints"))
+	prints, _ := filepath.Glob(filepath.Join(cache, "*.tile-prints"))
 	if len(prints) != 1 {
-		t.Fatalf("window prints in the cache: %v", prints)
+		t.Fatalf("tile prints in the cache: %v", prints)
 	}
 	_ = os.Remove(prints[0])
-	without, withoutAll := remount("after a remount without the windows' prints")
-	t.Logf("after a remount, fetches for st_size of 30 windows: %d with the windows' prints kept, %d without; for st_size and %d reads at positions: %d and %d",
+	without, withoutAll := remount("after a remount without the tiles' prints")
+	t.Logf("after a remount, fetches for st_size of 30 tiles: %d with the tiles' prints kept, %d without; for st_size and %d reads at positions: %d and %d",
 		kept, without, len(probes), keptAll, withoutAll)
 	if without == 0 {
 		t.Fatal("a remount without the prints fetched nothing: the test does not show what they spare")

@@ -59,7 +59,7 @@ func TestKafkaTimeMatchesKcat(t *testing.T) {
 	}
 }
 
-// TestKafkaPositions: a partition of several windows read through the
+// TestKafkaPositions: a partition of several tiles read through the
 // mount: cat, tail -c, dd skip= reach the same bytes; st_size and the
 // bytes at a position hold across a remount with the same cache
 // directory; tail -f on log, log.jsonl, @offset/N and @time/latest shows
@@ -82,7 +82,7 @@ func TestKafkaPositions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Three windows found unread are placed each right after the one
+	// Three tiles found unread are placed each right after the one
 	// before (a mount reads up to 16 to place the next ones).
 	if got := d.sh("tail -c 22 t/0/log"); got != "line 09998\nline 09999\n" {
 		t.Fatalf("tail -c: %q", got)
@@ -90,7 +90,7 @@ func TestKafkaPositions(t *testing.T) {
 	if got := d.sh("cat t/0/log"); got != input.String() {
 		t.Fatalf("cat log: %d bytes, want %d", len(got), input.Len())
 	}
-	pos := size.Size() - 11*1000 // inside the last window
+	pos := size.Size() - 11*1000 // inside the last tile
 	dd := fmt.Sprintf("dd if=t/0/log bs=1 skip=%d count=22 status=none", pos)
 	at := d.sh(dd)
 	if len(at) != 22 || !strings.Contains(input.String(), at) {

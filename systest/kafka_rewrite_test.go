@@ -15,9 +15,9 @@ import (
 	"github.com/partfs/partfs/kafkalog"
 )
 
-// denseStarts is where a mount that finds the windows of texts unread
+// denseStarts is where a mount that finds the tiles of texts unread
 // places them: each right after the one before (it reads up to 16
-// windows to place the next ones).
+// tiles to place the next ones).
 func denseStarts(texts map[int]string) []int64 {
 	starts := make([]int64, len(texts))
 	for w := 1; w < len(texts); w++ {
@@ -26,9 +26,9 @@ func denseStarts(texts map[int]string) []int64 {
 	return starts
 }
 
-// windowTexts renders what kcat reads of partition 0 of topic as `log`
-// renders it, window by window, and the set of values.
-func windowTexts(t *testing.T, addr, topic string) (map[int]string, map[string]bool) {
+// tileTexts renders what kcat reads of partition 0 of topic as `log`
+// renders it, tile by tile, and the set of values.
+func tileTexts(t *testing.T, addr, topic string) (map[int]string, map[string]bool) {
 	t.Helper()
 	out := kcat(t, addr, "", "-C", "-t", topic, "-p", "0", "-o", "beginning", "-e", "-q", "-f", "%o %s\n")
 	texts, values := map[int]*strings.Builder{}, map[string]bool{}
@@ -38,7 +38,7 @@ func windowTexts(t *testing.T, addr, topic string) (map[int]string, map[string]b
 		if err != nil {
 			t.Fatalf("kcat line %q", line)
 		}
-		w := int(off / kafkalog.WindowOffsets)
+		w := int(off / kafkalog.TileOffsets)
 		if texts[w] == nil {
 			texts[w] = &strings.Builder{}
 		}
@@ -68,13 +68,13 @@ func readAt(t *testing.T, file string, pos int64, n int) string {
 	return string(b)
 }
 
-// checkWindows asserts that each window's range starts with its records
+// checkTiles asserts that each tile's range starts with its records
 // as the cluster has them now, at its start and at positions inside it,
-// that st_size ends the last window's rendering, and that cat reads
+// that st_size ends the last tile's rendering, and that cat reads
 // exactly the cluster's records.
-func checkWindows(t *testing.T, d *daemon, addr string, when string, starts []int64) map[int]string {
+func checkTiles(t *testing.T, d *daemon, addr string, when string, starts []int64) map[int]string {
 	t.Helper()
-	texts, _ := windowTexts(t, addr, "c")
+	texts, _ := tileTexts(t, addr, "c")
 	file := d.path("c", "0", "log")
 	last, all := 0, ""
 	for w := 0; w < len(texts); w++ {
@@ -82,13 +82,13 @@ func checkWindows(t *testing.T, d *daemon, addr string, when string, starts []in
 		last, all = w, all+text
 		for _, x := range []int{0, len(text) / 3, len(text) / 2, len(text) - 200} {
 			if got := readAt(t, file, starts[w]+int64(x), 200); got != text[x:x+200] {
-				t.Fatalf("%s: window %d, %d bytes into its range: %.40q, want %.40q", when, w, x, got, text[x:x+200])
+				t.Fatalf("%s: tile %d, %d bytes into its range: %.40q, want %.40q", when, w, x, got, text[x:x+200])
 			}
 		}
 	}
 	st, err := os.Stat(file)
 	if want := starts[last] + int64(len(texts[last])); err != nil || st.Size() != want {
-		t.Fatalf("%s: st_size %d, want %d (the last window's start plus its rendering) %v", when, st.Size(), want, err)
+		t.Fatalf("%s: st_size %d, want %d (the last tile's start plus its rendering) %v", when, st.Size(), want, err)
 	}
 	if got := d.sh("cat c/0/log"); got != all {
 		t.Fatalf("%s: cat log reads %d bytes, the cluster's records render to %d", when, len(got), len(all))
@@ -99,7 +99,7 @@ func checkWindows(t *testing.T, d *daemon, addr string, when string, starts []in
 // compactedTopic starts a cluster with the compacted topic c, created
 // through a mount, and n records of keys keyOf(i) produced to it by kcat
 // while nothing is mounted. Records of 197 bytes put a position
-// checkpoint every 64 KiB of a window's rendering.
+// checkpoint every 64 KiB of a tile's rendering.
 func compactedTopic(t *testing.T, n int, keyOf func(i int) string) (*kfake.Cluster, string) {
 	c, addr, d := kcatMount(t)
 	d.sh("mkdir c && echo cleanup.policy=compact >> c/config")
@@ -112,17 +112,17 @@ func compactedTopic(t *testing.T, n int, keyOf func(i int) string) (*kfake.Clust
 	return c, addr
 }
 
-// TestKafkaRewriteReRendersWindow: windows the cluster rewrote are
-// rendered again inside their own byte ranges, and no other window
+// TestKafkaRewriteReRendersTile: tiles the cluster rewrote are
+// rendered again inside their own byte ranges, and no other tile
 // moves. Across a remount with the same cache directory: compaction and
-// DeleteRecords while nothing was mounted (the windows' offsets do not
-// show it). Within a mount: compaction seen by a read from a window's
+// DeleteRecords while nothing was mounted (the tiles' offsets do not
+// show it). Within a mount: compaction seen by a read from a tile's
 // first offset. Every position read is checked against kcat's records.
-func TestKafkaRewriteReRendersWindow(t *testing.T) {
-	// window 0: unique keys; 1: 50 keys over and over; 2: unique; 3 (the
+func TestKafkaRewriteReRendersTile(t *testing.T) {
+	// tile 0: unique keys; 1: 50 keys over and over; 2: unique; 3 (the
 	// last, partial): 50 keys again.
 	c, addr := compactedTopic(t, 14000, func(i int) string {
-		if w := i / kafkalog.WindowOffsets; w == 1 || w == 3 {
+		if w := i / kafkalog.TileOffsets; w == 1 || w == 3 {
 			return fmt.Sprint("k", w, "-", i%50)
 		}
 		return fmt.Sprint("u", i)
@@ -130,26 +130,26 @@ func TestKafkaRewriteReRendersWindow(t *testing.T) {
 	var in strings.Builder
 	cache := t.TempDir()
 	d := kafkaMount(t, addr, cache)
-	first, _ := windowTexts(t, addr, "c")
+	first, _ := tileTexts(t, addr, "c")
 	starts := denseStarts(first)
-	before := checkWindows(t, d, addr, "first mount", starts)
+	before := checkTiles(t, d, addr, "first mount", starts)
 	if len(before) != 4 {
-		t.Fatalf("%d windows, want 4", len(before))
+		t.Fatalf("%d tiles, want 4", len(before))
 	}
 	d.stop()
 
 	c.Compact()
 	deleteRecords(t, addr, "c", 1000)
 	d = kafkaMount(t, addr, cache)
-	after := checkWindows(t, d, addr, "after compaction and DeleteRecords while unmounted", starts)
+	after := checkTiles(t, d, addr, "after compaction and DeleteRecords while unmounted", starts)
 	if after[2] != before[2] || len(after[1]) >= len(before[1]) || len(after[0]) >= len(before[0]) {
-		t.Fatalf("windows rendered %d %d %d bytes, before %d %d %d: the cluster did not rewrite windows 0 and 1 only",
+		t.Fatalf("tiles rendered %d %d %d bytes, before %d %d %d: the cluster did not rewrite tiles 0 and 1 only",
 			len(after[0]), len(after[1]), len(after[2]), len(before[0]), len(before[1]), len(before[2]))
 	}
 
-	// Within the mount: records superseding the first 300 of window 2
-	// (they land in window 3, and a batch after them), compaction, then a read of every window
-	// from its first offset (cat) sees window 2 rewritten.
+	// Within the mount: records superseding the first 300 of tile 2
+	// (they land in tile 3, and a batch after them), compaction, then a read of every tile
+	// from its first offset (cat) sees tile 2 rewritten.
 	in.Reset()
 	for i := 8192; i < 8492; i++ {
 		fmt.Fprintf(&in, "u%d:%05d again\n", i, i)
@@ -162,12 +162,12 @@ func TestKafkaRewriteReRendersWindow(t *testing.T) {
 	deleteRecords(t, addr, "c", 1000)
 	// A read may start with the unread rest of a fetch answer up to 1 s
 	// old (kafkalog's restCache): a compaction is seen by the first read
-	// of a window that comes after that.
+	// of a tile that comes after that.
 	time.Sleep(1100 * time.Millisecond)
 	d.sh("cat c/0/log > /dev/null")
-	now := checkWindows(t, d, addr, "after compaction while mounted", starts)
+	now := checkTiles(t, d, addr, "after compaction while mounted", starts)
 	if len(now[2]) >= len(after[2]) || now[0] != after[0] {
-		t.Fatalf("window 2 renders %d bytes, %d before compaction; window 0 changed: %v", len(now[2]), len(after[2]), now[0] != after[0])
+		t.Fatalf("tile 2 renders %d bytes, %d before compaction; tile 0 changed: %v", len(now[2]), len(after[2]), now[0] != after[0])
 	}
 	d.stop()
 }
@@ -252,9 +252,9 @@ func TestKafkaReadCommitted(t *testing.T) {
 }
 
 // atStarts is what a read of n bytes at position pos of `log` returns when
-// each window w's rendering texts[w] lies at starts[w]: the rest of the
-// window's rendering from pos (from the next window's start in a gap),
-// then the windows after it.
+// each tile w's rendering texts[w] lies at starts[w]: the rest of the
+// tile's rendering from pos (from the next tile's start in a gap),
+// then the tiles after it.
 func atStarts(texts map[int]string, starts []int64, pos int64, n int) string {
 	out := ""
 	for w := 0; w < len(texts) && len(out) < n; w++ {
@@ -265,34 +265,34 @@ func atStarts(texts map[int]string, starts []int64, pos int64, n int) string {
 	return out[:min(n, len(out))]
 }
 
-// TestKafkaRewriteSeenBySeekingRead: a window the cluster compacts while
+// TestKafkaRewriteSeenBySeekingRead: a tile the cluster compacts while
 // mounted, read next at a position deep inside it (pread, as dd skip=
 // does) rather than from its first offset, reads as the cluster has it
 // now: the read notices the batches it fetches are not the ones a read
-// of the whole window met, and the window is rendered again in place.
+// of the whole tile met, and the tile is rendered again in place.
 func TestKafkaRewriteSeenBySeekingRead(t *testing.T) {
-	// window 0: 50 keys over and over (compaction keeps its last 50
-	// records); window 1: unique keys.
+	// tile 0: 50 keys over and over (compaction keeps its last 50
+	// records); tile 1: unique keys.
 	c, addr := compactedTopic(t, 6000, func(i int) string {
-		if i < kafkalog.WindowOffsets {
+		if i < kafkalog.TileOffsets {
 			return fmt.Sprint("k-", i%50)
 		}
 		return fmt.Sprint("u", i)
 	})
 	// kfake keeps a partition's last batch as it is, and how kcat batches
 	// 6,000 records depends on the machine's load (a batch of the last
-	// 2,000 would start inside window 0): one more record, produced on its
-	// own, is that last batch, in window 1.
+	// 2,000 would start inside tile 0): one more record, produced on its
+	// own, is that last batch, in tile 1.
 	kcat(t, addr, "u6000:06000 last\n", "-P", "-t", "c", "-p", "0", "-K", ":")
 	d := kafkaMount(t, addr, "")
-	first, _ := windowTexts(t, addr, "c")
+	first, _ := tileTexts(t, addr, "c")
 	starts := denseStarts(first)
-	before := checkWindows(t, d, addr, "before compaction", starts)
+	before := checkTiles(t, d, addr, "before compaction", starts)
 	c.Compact()
 	time.Sleep(1100 * time.Millisecond) // past kafkalog's restCache
-	texts, _ := windowTexts(t, addr, "c")
+	texts, _ := tileTexts(t, addr, "c")
 	if len(texts[0]) >= len(before[0])/10 {
-		t.Fatalf("window 0 renders %d bytes after compaction, %d before", len(texts[0]), len(before[0]))
+		t.Fatalf("tile 0 renders %d bytes after compaction, %d before", len(texts[0]), len(before[0]))
 	}
 	file := d.path("c", "0", "log")
 	for _, x := range []int{len(before[0]) * 2 / 3, len(texts[0]) / 2, len(before[0]) / 3} {
@@ -301,6 +301,6 @@ func TestKafkaRewriteSeenBySeekingRead(t *testing.T) {
 			t.Fatalf("pread at %d after compaction: %.60q, want %.60q", pos, got, want)
 		}
 	}
-	checkWindows(t, d, addr, "after compaction and seeking reads", starts)
+	checkTiles(t, d, addr, "after compaction and seeking reads", starts)
 	d.stop()
 }

@@ -41,7 +41,7 @@ func Allocate(f File, off, n int64) error {
 }
 
 // Allocate reserves blocks through the underlying file (see Allocate).
-func (cf *cachedFile) Allocate(off, n int64) error {
+func (cf *budgetFile) Allocate(off, n int64) error {
 	f, err := cf.acquire("allocate")
 	if err != nil {
 		return err

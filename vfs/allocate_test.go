@@ -10,9 +10,9 @@ import (
 )
 
 // Allocate reserves blocks past the end without changing the size, through
-// a CachedFS too; Truncate(size) gives them back.
+// a BudgetFS too; Truncate(size) gives them back.
 func TestAllocate(t *testing.T) {
-	for name, fs := range map[string]FS{"os": Default, "cached": NewCachedFS(Default, 4)} {
+	for name, fs := range map[string]FS{"os": Default, "budget": NewBudgetFS(Default, 4)} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f")
 			f, err := fs.Create(path)

@@ -147,13 +147,13 @@ func TestBeneathRefusesHardLinksForWriting(t *testing.T) {
 }
 
 // TestBeneathRelativeRoot: a relative root and relative names are the same
-// files as their absolute spellings, also through a CachedFS reopening with
+// files as their absolute spellings, also through a BudgetFS reopening with
 // a budget of one descriptor.
 func TestBeneathRelativeRoot(t *testing.T) {
 	top := t.TempDir()
 	t.Chdir(top)
 	must(t, os.MkdirAll("data/t-0", 0o755))
-	fs := NewCachedFS(Beneath("data"), 1)
+	fs := NewBudgetFS(Beneath("data"), 1)
 	var files []File
 	for i := 0; i < 4; i++ {
 		name := filepath.Join("data", "t-0", string(rune('a'+i)))

@@ -2,7 +2,7 @@ package vfs
 
 import "syscall"
 
-// OpenFileBudget is how many files a CachedFS may keep open in this
+// OpenFileBudget is how many files a BudgetFS may keep open in this
 // process: the soft RLIMIT_NOFILE less a reserve of a quarter of it (at
 // least 256) for everything else (FUSE, sockets, checkpoints written with
 // plain descriptors, the lock file), and at least 64.

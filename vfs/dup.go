@@ -14,13 +14,13 @@ var ErrNoDescriptor = errors.New("not an operating-system file")
 // DupFile returns a new *os.File of the open file f (a descriptor of its
 // own, close-on-exec, which the caller closes): for handing the file to
 // the kernel. Files of the operating system's FS, of Beneath and of a
-// CachedFS over either have one; other Files (in memory, crash clones,
+// BudgetFS over either have one; other Files (in memory, crash clones,
 // error injection) give ErrNoDescriptor.
 func DupFile(f File) (*os.File, error) {
 	switch f := f.(type) {
 	case *os.File:
 		return dupOS(f)
-	case *cachedFile:
+	case *budgetFile:
 		inner, err := f.acquire("dup")
 		if err != nil {
 			return nil, err

@@ -69,7 +69,7 @@ func (m *Mapping) Unmap() error { return unix.Munmap(m.mem) }
 
 // Map maps through the underlying file (see Map); the mapping outlives the
 // descriptor.
-func (cf *cachedFile) Map(off, n int64) (*Mapping, error) {
+func (cf *budgetFile) Map(off, n int64) (*Mapping, error) {
 	f, err := cf.acquire("map")
 	if err != nil {
 		return nil, err

@@ -9,14 +9,14 @@ import (
 )
 
 // TestMap maps a file's bytes at offsets on and off a page boundary,
-// directly and through a CachedFS whose descriptor is closed after.
+// directly and through a BudgetFS whose descriptor is closed after.
 func TestMap(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	data := bytes.Repeat([]byte("0123456789abcdef"), 3000)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := NewCachedFS(Default, 4)
+	c := NewBudgetFS(Default, 4)
 	for _, fs := range []FS{Default, c} {
 		f, err := fs.Open(path)
 		if err != nil {

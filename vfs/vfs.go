@@ -4,7 +4,7 @@
 // simulates crashes (CrashFS) or one that injects errors (NewErrorFS). It
 // also owns the one durable-rename helper, WriteFileDurable, block
 // reservation past a file's end (Allocate), and the
-// open-file budget: CachedFS keeps at most N files open, closing idle ones
+// open-file budget: BudgetFS keeps at most N files open, closing idle ones
 // and reopening them on demand, so many partitions fit a process's
 // RLIMIT_NOFILE. It imports nothing else of partfs.
 package vfs
@@ -40,8 +40,11 @@ type FS interface {
 	// Rename renames oldname to newname, replacing newname if it exists.
 	Rename(oldname, newname string) error
 	MkdirAll(name string, perm os.FileMode) error
-	// ReadDir lists the entries of directory name sorted by name.
-	ReadDir(name string) ([]os.FileInfo, error)
+	// ReadDir lists the entries of directory name sorted by name, each
+	// with the type the listing itself gives (getdents' d_type): nothing is
+	// stat'ed until an entry's Info is asked for, which describes the entry
+	// without following a symbolic link.
+	ReadDir(name string) ([]os.DirEntry, error)
 	Stat(name string) (os.FileInfo, error)
 	// SyncDir makes the directory's entries (creations, renames, removals
 	// inside it) durable.

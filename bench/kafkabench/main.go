@@ -138,7 +138,7 @@ var lookupRounds int64
 
 // lookupLatency: the first line of @offset/N and @time/T for random N and
 // T (each a lookup, an open and a read) of a partition, on a fresh mount
-// (nothing of it placed: each lookup reads its window up to N) or after
+// (nothing of it placed: each lookup reads its tile up to N) or after
 // its log was read whole.
 //
 // Baselines of the same run, interleaved with the lookups: head -1 of log

@@ -89,7 +89,7 @@ func runCompact(args []string, stdout, stderr io.Writer) int {
 
 func compactDir(dir string, topics []string, force bool, dedupe int64, defaults map[string]string, logger *logrus.Entry, stderr io.Writer) (sum compact.Summary, err error) {
 	store, err := logstore.Open(dir, logstore.Options{Logger: logger, Defaults: defaults, NoBackground: true,
-		FS: vfs.NewCachedFS(vfs.Beneath(dir), vfs.OpenFileBudget())})
+		FS: vfs.NewBudgetFS(vfs.Beneath(dir), vfs.OpenFileBudget())})
 	if err != nil {
 		return sum, err
 	}

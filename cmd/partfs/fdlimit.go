@@ -12,7 +12,7 @@ import (
 // raiseFDLimit lifts the open-file limit as far as this process may (root
 // with CAP_SYS_RESOURCE up to fs.nr_open; others to their hard limit, as
 // Go's runtime already does). Segment files beyond the budget this leaves
-// are closed and reopened on demand (vfs.CachedFS), so a low limit costs
+// are closed and reopened on demand (vfs.BudgetFS), so a low limit costs
 // reopens, not errors.
 func raiseFDLimit(lg *logrus.Entry) {
 	var lim syscall.Rlimit

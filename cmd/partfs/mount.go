@@ -241,7 +241,7 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 		return nil, fmt.Errorf("--config: %w", err)
 	}
 	st, err := logstore.Open(mf.datadir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
-		BatchBytes: mf.batchBytes, Progress: logw, FS: vfs.NewCachedFS(vfs.Beneath(mf.datadir), budget), RetentionInterval: retention,
+		BatchBytes: mf.batchBytes, Progress: logw, FS: vfs.NewBudgetFS(vfs.Beneath(mf.datadir), budget), RetentionInterval: retention,
 		OnBackgroundError: func(task, topic string, partition int, _ error) {
 			mets.BackgroundFailed(task, topic, partition)
 		},

@@ -1,7 +1,7 @@
 // Package e2e holds the end-to-end tests of the filesystem over the on-disk
 // backend (logstore): real mounts driven by real shell tools. It also holds
 // the tests that join packages no lower package may import together:
-// logstore on vfs.CachedFS's descriptor budget with the cleaner, keyindex
+// logstore on vfs.BudgetFS's descriptor budget with the cleaner, keyindex
 // over a logstore log across compaction, and readers of a mount while
 // compact cleans its log.
 package e2e
@@ -94,6 +94,16 @@ func mountAt(t testing.TB, data string, o mountOpt) *env {
 		return nil
 	})
 	return e
+}
+
+// log is the store's partition p of topic.
+func (e *env) log(topic string, p int) *logstore.Log {
+	e.t.Helper()
+	l, err := e.st.Log(topic, p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return l
 }
 
 func haveTool(name string) bool {

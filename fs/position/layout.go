@@ -104,8 +104,8 @@ func NewDecodingLayout(l partlog.Log, lg *logrus.Entry, dec Decoder) *Layout {
 // call release when done reading through the snapshot. A snapshot that is
 // the very one reconciled last (a backend hands out a snapshot again only
 // while nothing in it changed, partlog) costs nothing more, so a lookup in
-// a partition of thousands of windows does not walk them; another is
-// merged with the bookkeeping in one pass by base.
+// a partition of thousands of segments (a cluster's tiles) does not walk
+// them; another is merged with the bookkeeping in one pass by base.
 // REQUIRES: mu held.
 func (ly *Layout) sync() (release func(), err error) {
 	snap, release := ly.log.Segments()
@@ -160,7 +160,7 @@ func sameSnapshot(a, b []partlog.Segment) bool {
 
 // placeScans is how many segments with slots one sync reads to place
 // their successors right after them; past that, a segment is placed at
-// its slot. A partition of up to that many windows that a mount finds
+// its slot. A partition of up to that many tiles that a mount finds
 // unread is laid out densely at once; a longer one reads a bounded
 // amount before its end is known.
 const placeScans = 16
@@ -410,7 +410,7 @@ func (ly *Layout) Gapless(k Kind) bool {
 // Gaps returns how many bytes of stream k up to its end hold no record:
 // those before the first segment's range (removed by retention) and
 // between a segment's rendered content and the next segment's range.
-// Segments not wholly rendered whose successors have slots (windows of a
+// Segments not wholly rendered whose successors have slots (tiles of a
 // cluster) are rendered first when there are at most placeScans of them;
 // otherwise, or without slots (a local segment, which may be large), exact
 // is false, their unrendered records count as gap and the figure is an
@@ -511,7 +511,7 @@ func (ly *Layout) NoteAppend(first int64, m *Measurement, now int64) {
 // landed returns the bookkeeping of the segments that n records appended
 // at offset first landed in, when they surely landed right after what it
 // accounts for, else nil. Segments the append began (a roll, or the
-// windows of a cluster it filled) are placed right after their
+// tiles of a cluster it filled) are placed right after their
 // predecessors, so what this mount writes is laid out densely: an append
 // that spans segments is accounted for only when nothing else landed
 // after it (the log ends right after it) and the segment it began in

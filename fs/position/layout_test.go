@@ -92,14 +92,14 @@ func TestCleanRemountReadsNoSegmentData(t *testing.T) {
 	r.reads = 0
 	ly2.mu.Lock()
 	release, _ := ly2.sync()
-	cur, err := ly2.locate(Plain, want[0]-5)
+	cur, err := ly2.cursorAt(Plain, want[0]-5)
 	release()
 	ly2.mu.Unlock()
 	if err != nil || cur.Off != 9999 || cur.Skip != 7 {
-		t.Fatalf("locate: %+v %v", cur, err)
+		t.Fatalf("cursorAt: %+v %v", cur, err)
 	}
 	if r.reads > 10000/4 {
-		t.Fatalf("locate read %d records", r.reads)
+		t.Fatalf("cursorAt read %d records", r.reads)
 	}
 }
 

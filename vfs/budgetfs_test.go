@@ -13,9 +13,9 @@ import (
 	"github.com/partfs/partfs/internal/testutil"
 )
 
-func newCachedOS(t *testing.T, budget int) (*CachedFS, string) {
+func newBudgetOS(t *testing.T, budget int) (*BudgetFS, string) {
 	t.Helper()
-	return newCachedFS(Default, budget), t.TempDir()
+	return newBudgetFS(Default, budget), t.TempDir()
 }
 
 // readAll reads f whole through ReadAt.
@@ -60,8 +60,8 @@ func countFDs(t *testing.T) int {
 	return len(des)
 }
 
-func TestCachedKeepsBudgetAndReopens(t *testing.T) {
-	c, dir := newCachedOS(t, 4)
+func TestBudgetKeepsBudgetAndReopens(t *testing.T) {
+	c, dir := newBudgetOS(t, 4)
 	before := countFDs(t)
 	files := createFiles(t, c, dir, 50)
 	if got := countFDs(t) - before; got > 4 {
@@ -94,8 +94,8 @@ func TestCachedKeepsBudgetAndReopens(t *testing.T) {
 	}
 }
 
-func TestCachedReopenDropsCreateAndTrunc(t *testing.T) {
-	c, dir := newCachedOS(t, 1)
+func TestBudgetReopenDropsCreateAndTrunc(t *testing.T) {
+	c, dir := newBudgetOS(t, 1)
 	name := filepath.Join(dir, "a")
 	f, err := c.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_EXCL, 0o644)
 	if err != nil {
@@ -110,8 +110,8 @@ func TestCachedReopenDropsCreateAndTrunc(t *testing.T) {
 	other.Close()
 }
 
-func TestCachedWriteKeepsPosition(t *testing.T) {
-	c, dir := newCachedOS(t, 1)
+func TestBudgetWriteKeepsPosition(t *testing.T) {
+	c, dir := newBudgetOS(t, 1)
 	f, err := c.Create(filepath.Join(dir, "w"))
 	if err != nil {
 		t.Fatal(err)
@@ -143,8 +143,8 @@ func TestCachedWriteKeepsPosition(t *testing.T) {
 	}
 }
 
-func TestCachedRenameOfEvictedFile(t *testing.T) {
-	c, dir := newCachedOS(t, 1)
+func TestBudgetRenameOfEvictedFile(t *testing.T) {
+	c, dir := newBudgetOS(t, 1)
 	b := filepath.Join(dir, "b")
 	f := createFiles(t, c, dir, 1)[0]
 	g := createFiles(t, c, mkdir(t, dir, "other"), 1)[0] // evicts f
@@ -176,8 +176,8 @@ func mkdir(t *testing.T, dir, name string) string {
 	return p
 }
 
-func TestCachedRemoveKeepsEvictedFileReadable(t *testing.T) {
-	c, dir := newCachedOS(t, 2)
+func TestBudgetRemoveKeepsEvictedFileReadable(t *testing.T) {
+	c, dir := newBudgetOS(t, 2)
 	files := createFiles(t, c, dir, 3) // f000 is evicted
 	victim := files[0]
 	if err := c.Remove(victim.Name()); err != nil {
@@ -205,10 +205,10 @@ func TestCachedRemoveKeepsEvictedFileReadable(t *testing.T) {
 	}
 }
 
-// TestCachedRenameOverOpenFile is the cleaner's swap: a new segment file is
+// TestBudgetRenameOverOpenFile is the cleaner's swap: a new segment file is
 // renamed over the name of an old one that readers still hold.
-func TestCachedRenameOverOpenFile(t *testing.T) {
-	c, dir := newCachedOS(t, 1)
+func TestBudgetRenameOverOpenFile(t *testing.T) {
+	c, dir := newBudgetOS(t, 1)
 	final, swap := filepath.Join(dir, "0.log"), filepath.Join(dir, "0.log.swap")
 	old := openWith(t, c, final, "old")
 	neu := openWith(t, c, swap, "new") // evicts old
@@ -250,8 +250,8 @@ func openWith(t *testing.T, fs FS, name, data string) File {
 	return f
 }
 
-func TestCachedDirectoryRenameAndRemoveAll(t *testing.T) {
-	c, dir := newCachedOS(t, 1)
+func TestBudgetDirectoryRenameAndRemoveAll(t *testing.T) {
+	c, dir := newBudgetOS(t, 1)
 	p := mkdir(t, dir, "topic-0")
 	mkdir(t, p, "sub")
 	x := openWith(t, c, filepath.Join(p, "x"), "X")
@@ -281,8 +281,8 @@ func TestCachedDirectoryRenameAndRemoveAll(t *testing.T) {
 	}
 }
 
-func TestCachedFailedRemoveUnpins(t *testing.T) {
-	c, dir := newCachedOS(t, 1)
+func TestBudgetFailedRemoveUnpins(t *testing.T) {
+	c, dir := newBudgetOS(t, 1)
 	p := mkdir(t, dir, "d")
 	f := openWith(t, c, filepath.Join(p, "x"), "X")
 	if err := c.Remove(p); err == nil {
@@ -297,8 +297,8 @@ func TestCachedFailedRemoveUnpins(t *testing.T) {
 	}
 }
 
-func TestCachedClosedHandle(t *testing.T) {
-	c, dir := newCachedOS(t, 1)
+func TestBudgetClosedHandle(t *testing.T) {
+	c, dir := newBudgetOS(t, 1)
 	f := createFiles(t, c, dir, 1)[0]
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
@@ -316,23 +316,23 @@ func TestCachedClosedHandle(t *testing.T) {
 	}
 }
 
-func TestCachedReopenOfVanishedFileFails(t *testing.T) {
-	c, dir := newCachedOS(t, 1)
+func TestBudgetReopenOfVanishedFileFails(t *testing.T) {
+	c, dir := newBudgetOS(t, 1)
 	f := createFiles(t, c, dir, 1)[0]
 	createFiles(t, c, mkdir(t, dir, "o"), 1)
-	os.Remove(f.Name()) // behind the cache's back
+	os.Remove(f.Name()) // behind the BudgetFS's back
 	_, err := f.ReadAt(make([]byte, 1), 0)
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("read of a vanished evicted file: %v", err)
 	}
 }
 
-// TestCachedSyncAfterReopenIsDurable uses CrashFS: data written through a
+// TestBudgetSyncAfterReopenIsDurable uses CrashFS: data written through a
 // descriptor that was then evicted is made durable by Sync on the reopened
 // one.
-func TestCachedSyncAfterReopenIsDurable(t *testing.T) {
+func TestBudgetSyncAfterReopenIsDurable(t *testing.T) {
 	mem := newDirFS(t)
-	c := newCachedFS(mem, 1)
+	c := newBudgetFS(mem, 1)
 	f := openWith(t, c, "/d/seg", "payload")
 	mem.SyncDir("/d")
 	openWith(t, c, "/d/other", "o") // evicts seg with its data unsynced
@@ -346,10 +346,10 @@ func TestCachedSyncAfterReopenIsDurable(t *testing.T) {
 	wantContents(t, mem.Crash(), "/d/seg", "payload", "after Sync on the reopened file")
 }
 
-// TestCachedConcurrent runs readers, writers, renames and removes at once
+// TestBudgetConcurrent runs readers, writers, renames and removes at once
 // under a tiny budget (run with -race); every file keeps its contents.
-func TestCachedConcurrent(t *testing.T) {
-	c, dir := newCachedOS(t, 3)
+func TestBudgetConcurrent(t *testing.T) {
+	c, dir := newBudgetOS(t, 3)
 	const workers, files, rounds = 6, 4, 1500
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
@@ -375,7 +375,7 @@ func TestCachedConcurrent(t *testing.T) {
 // concurrentWorker owns dir: it writes numbered blocks to its files, moves
 // the directory around, removes and recreates files, and checks that every
 // handle reads what it wrote.
-func concurrentWorker(c *CachedFS, dir string, nfiles, rounds int, rng *rand.Rand) error {
+func concurrentWorker(c *BudgetFS, dir string, nfiles, rounds int, rng *rand.Rand) error {
 	fs := make([]File, nfiles)
 	want := make([][]byte, nfiles)
 	for i := range fs {

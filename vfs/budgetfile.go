@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 )
 
-// cachedFile is a File of a CachedFS: a handle whose descriptor may be
+// budgetFile is a File of a BudgetFS: a handle whose descriptor may be
 // closed while idle and reopened on the next operation.
-type cachedFile struct {
-	c      *CachedFS
+type budgetFile struct {
+	c      *BudgetFS
 	name   string // as opened (Name), like *os.File
 	flag   int    // flags for a reopen
 	append bool
@@ -27,12 +27,12 @@ type cachedFile struct {
 	f          File   // nil while evicted
 	pinned     bool   // name gone: held open, not in the LRU
 	closed     bool
-	prev, next *cachedFile
+	prev, next *budgetFile
 }
 
-func (cf *cachedFile) Name() string { return cf.name }
+func (cf *budgetFile) Name() string { return cf.name }
 
-func (cf *cachedFile) ReadAt(p []byte, off int64) (int, error) {
+func (cf *budgetFile) ReadAt(p []byte, off int64) (int, error) {
 	f, err := cf.acquire("read")
 	if err != nil {
 		return 0, err
@@ -41,7 +41,7 @@ func (cf *cachedFile) ReadAt(p []byte, off int64) (int, error) {
 	return f.ReadAt(p, off)
 }
 
-func (cf *cachedFile) WriteAt(p []byte, off int64) (int, error) {
+func (cf *budgetFile) WriteAt(p []byte, off int64) (int, error) {
 	f, err := cf.acquire("write")
 	if err != nil {
 		return 0, err
@@ -51,7 +51,7 @@ func (cf *cachedFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 // Write writes at the handle's own position, or at the end with O_APPEND.
-func (cf *cachedFile) Write(p []byte) (int, error) {
+func (cf *budgetFile) Write(p []byte) (int, error) {
 	f, err := cf.acquire("write")
 	if err != nil {
 		return 0, err
@@ -67,7 +67,7 @@ func (cf *cachedFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (cf *cachedFile) Sync() error {
+func (cf *budgetFile) Sync() error {
 	f, err := cf.acquire("sync")
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func (cf *cachedFile) Sync() error {
 	return f.Sync()
 }
 
-func (cf *cachedFile) Truncate(size int64) error {
+func (cf *budgetFile) Truncate(size int64) error {
 	f, err := cf.acquire("truncate")
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (cf *cachedFile) Truncate(size int64) error {
 	return f.Truncate(size)
 }
 
-func (cf *cachedFile) Stat() (os.FileInfo, error) {
+func (cf *budgetFile) Stat() (os.FileInfo, error) {
 	f, err := cf.acquire("stat")
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func (cf *cachedFile) Stat() (os.FileInfo, error) {
 }
 
 // Close closes the handle for good.
-func (cf *cachedFile) Close() error {
+func (cf *budgetFile) Close() error {
 	c := cf.c
 	c.mu.Lock()
 	if cf.closed {
@@ -124,7 +124,7 @@ func (cf *cachedFile) Close() error {
 
 // acquire returns the open descriptor, reopening it if evicted, and counts
 // the caller as a user until release.
-func (cf *cachedFile) acquire(op string) (File, error) {
+func (cf *budgetFile) acquire(op string) (File, error) {
 	c := cf.c
 	c.mu.Lock()
 	if cf.f != nil {
@@ -142,12 +142,12 @@ func (cf *cachedFile) acquire(op string) (File, error) {
 	return cf.reopen(op)
 }
 
-func (cf *cachedFile) release() { cf.users.Add(-1) }
+func (cf *budgetFile) release() { cf.users.Add(-1) }
 
 // useLocked counts a user of the open descriptor, moves the file to the
 // front of the LRU unless pinned, and returns the descriptor. REQUIRES:
 // c.mu held, cf.f open.
-func (cf *cachedFile) useLocked() File {
+func (cf *budgetFile) useLocked() File {
 	cf.users.Add(1)
 	if !cf.pinned {
 		cf.c.lruFront(cf)
@@ -156,13 +156,13 @@ func (cf *cachedFile) useLocked() File {
 }
 
 // closedErr is the error of op on the file after its Close.
-func (cf *cachedFile) closedErr(op string) error {
+func (cf *budgetFile) closedErr(op string) error {
 	return &os.PathError{Op: op, Path: cf.name, Err: os.ErrClosed}
 }
 
 // reopen is acquire's slow path: it opens the file again by its current
 // name. REQUIRES: c.nameMu held (either mode).
-func (cf *cachedFile) reopen(op string) (File, error) {
+func (cf *budgetFile) reopen(op string) (File, error) {
 	c := cf.c
 	cf.omu.Lock()
 	defer cf.omu.Unlock()

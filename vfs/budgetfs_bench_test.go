@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// benchPair times op on a plain *os.File and on a CachedFS file of the same
+// benchPair times op on a plain *os.File and on a BudgetFS file of the same
 // data in the same run and reports both and their ratio.
 func benchPair(b *testing.B, size int, budget int, op func(f File, buf []byte, i int) error) {
 	dir := b.TempDir()
@@ -17,19 +17,19 @@ func benchPair(b *testing.B, size int, budget int, op func(f File, buf []byte, i
 		b.Fatal(err)
 	}
 	defer direct.Close()
-	c := newCachedFS(Default, budget)
-	cached, err := c.OpenFile(filepath.Join(dir, "cached"), os.O_RDWR|os.O_CREATE, 0o644)
+	c := newBudgetFS(Default, budget)
+	budgeted, err := c.OpenFile(filepath.Join(dir, "budgeted"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cached.Close()
+	defer budgeted.Close()
 	// with budget 1, a second file takes the slot before every op
 	churn, err := c.OpenFile(filepath.Join(dir, "churn"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer churn.Close()
-	for _, f := range []File{direct, cached} {
+	for _, f := range []File{direct, budgeted} {
 		if _, err := f.WriteAt(make([]byte, 1<<20), 0); err != nil {
 			b.Fatal(err)
 		}
@@ -48,14 +48,14 @@ func benchPair(b *testing.B, size int, budget int, op func(f File, buf []byte, i
 		if budget == 1 {
 			churn.Stat()
 		}
-		if err := op(cached, buf, i); err != nil {
+		if err := op(budgeted, buf, i); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cachedNs := float64(time.Since(start).Nanoseconds()) / float64(b.N)
+	budgetNs := float64(time.Since(start).Nanoseconds()) / float64(b.N)
 	b.ReportMetric(directNs, "direct-ns/op")
-	b.ReportMetric(cachedNs, "cached-ns/op")
-	b.ReportMetric(cachedNs/directNs, "cached/direct")
+	b.ReportMetric(budgetNs, "budget-ns/op")
+	b.ReportMetric(budgetNs/directNs, "budget/direct")
 }
 
 func readOp(f File, buf []byte, i int) error {
@@ -68,15 +68,15 @@ func writeOp(f File, buf []byte, i int) error {
 	return err
 }
 
-// BenchmarkCachedReadAt: the hot path (file open) adds one mutex and an LRU
+// BenchmarkBudgetReadAt: the hot path (file open) adds one mutex and an LRU
 // move to a pread.
-func BenchmarkCachedReadAt(b *testing.B) { benchPair(b, 4096, 16, readOp) }
+func BenchmarkBudgetReadAt(b *testing.B) { benchPair(b, 4096, 16, readOp) }
 
-func BenchmarkCachedWriteAt(b *testing.B) { benchPair(b, 4096, 16, writeOp) }
+func BenchmarkBudgetWriteAt(b *testing.B) { benchPair(b, 4096, 16, writeOp) }
 
-// BenchmarkCachedReadAtEvicted: every read reopens (budget 1, another file
-// used in between); cached-ns/op includes the other file's Stat and reopen.
-func BenchmarkCachedReadAtEvicted(b *testing.B) { benchPair(b, 4096, 1, readOp) }
+// BenchmarkBudgetReadAtEvicted: every read reopens (budget 1, another file
+// used in between); budget-ns/op includes the other file's Stat and reopen.
+func BenchmarkBudgetReadAtEvicted(b *testing.B) { benchPair(b, 4096, 1, readOp) }
 
-// BenchmarkCachedReadAt64: small reads, where the cache's fixed cost shows.
-func BenchmarkCachedReadAt64(b *testing.B) { benchPair(b, 64, 16, readOp) }
+// BenchmarkBudgetReadAt64: small reads, where the budget's fixed cost shows.
+func BenchmarkBudgetReadAt64(b *testing.B) { benchPair(b, 64, 16, readOp) }

@@ -12,17 +12,17 @@ import (
 	"time"
 )
 
-// CachedFS is an FS that keeps at most a budget of files open: the files it
+// BudgetFS is an FS that keeps at most a budget of files open: the files it
 // opens are closed least-recently-used when more are open, and reopened on
 // demand (by their current name, with their original flags minus O_CREATE,
 // O_EXCL and O_TRUNC) when next used. To its callers each File behaves like
 // an open descriptor:
 //
 //   - An operation in flight is never closed under it.
-//   - Rename (of a file or a directory) updates the names of the cached
+//   - Rename (of a file or a directory) updates the names of the open
 //     files it moves, so they reopen under the new name.
-//   - Before Remove, RemoveAll or a Rename over an existing name makes a
-//     cached file's name go away, the file is reopened if needed and pinned
+//   - Before Remove, RemoveAll or a Rename over an existing name makes an
+//     open file's name go away, the file is reopened if needed and pinned
 //     (never evicted) until it is closed, so its holders keep reading it.
 //   - Write keeps its own position; with O_APPEND the kernel appends.
 //   - Sync on a reopened descriptor flushes the file's data: fsync works on
@@ -40,9 +40,9 @@ import (
 //
 // Locking: nameMu orders names: Rename, Remove and RemoveAll hold it for
 // writing; opening a file by name (OpenFile, a reopen) holds it for
-// reading. mu guards the bookkeeping below and each cachedFile's fields
+// reading. mu guards the bookkeeping below and each budgetFile's fields
 // marked so; no system call runs under mu.
-type CachedFS struct {
+type BudgetFS struct {
 	inner FS
 	max   int
 
@@ -50,14 +50,14 @@ type CachedFS struct {
 
 	mu     sync.Mutex
 	open   int                                 // descriptors held or being opened
-	lru    cachedFile                          // ring sentinel: open, unpinned files, most recent first
-	byName map[string]map[*cachedFile]struct{} // current key -> open handles
+	lru    budgetFile                          // ring sentinel: open, unpinned files, most recent first
+	byName map[string]map[*budgetFile]struct{} // current key -> open handles
 	dirs   map[string]int                      // directory key -> handles below it
-	stats  CacheStats
+	stats  BudgetStats
 }
 
-// CacheStats counts a CachedFS's descriptors and events.
-type CacheStats struct {
+// BudgetStats counts a BudgetFS's descriptors and events.
+type BudgetStats struct {
 	Open      int   // descriptors held now
 	Files     int   // handles not yet closed (open or evicted)
 	Pinned    int   // handles whose name is gone, held open until closed
@@ -65,20 +65,20 @@ type CacheStats struct {
 	Reopens   int64 // descriptors reopened on demand
 }
 
-// NewCachedFS returns an FS over inner that keeps at most maxOpen of its
+// NewBudgetFS returns an FS over inner that keeps at most maxOpen of its
 // files open at once (at least 1).
-func NewCachedFS(inner FS, maxOpen int) FS {
-	return newCachedFS(inner, maxOpen)
+func NewBudgetFS(inner FS, maxOpen int) FS {
+	return newBudgetFS(inner, maxOpen)
 }
 
-func newCachedFS(inner FS, maxOpen int) *CachedFS {
-	c := &CachedFS{inner: inner, max: max(maxOpen, 1), byName: map[string]map[*cachedFile]struct{}{}, dirs: map[string]int{}}
+func newBudgetFS(inner FS, maxOpen int) *BudgetFS {
+	c := &BudgetFS{inner: inner, max: max(maxOpen, 1), byName: map[string]map[*budgetFile]struct{}{}, dirs: map[string]int{}}
 	c.lru.next, c.lru.prev = &c.lru, &c.lru
 	return c
 }
 
 // Stats returns the current counts.
-func (c *CachedFS) Stats() CacheStats {
+func (c *BudgetFS) Stats() BudgetStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
@@ -87,8 +87,8 @@ func (c *CachedFS) Stats() CacheStats {
 }
 
 // OpenFile opens name through inner and tracks it.
-func (c *CachedFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
-	key, err := cacheKey(name)
+func (c *BudgetFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
+	key, err := pathKey(name)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -98,7 +98,7 @@ func (c *CachedFS) OpenFile(name string, flag int, perm os.FileMode) (File, erro
 	if err != nil {
 		return nil, err
 	}
-	cf := &cachedFile{c: c, name: f.Name(), flag: flag &^ (os.O_CREATE | os.O_EXCL | os.O_TRUNC), append: flag&os.O_APPEND != 0}
+	cf := &budgetFile{c: c, name: f.Name(), flag: flag &^ (os.O_CREATE | os.O_EXCL | os.O_TRUNC), append: flag&os.O_APPEND != 0}
 	c.mu.Lock()
 	cf.f = f
 	c.register(cf, key)
@@ -109,16 +109,16 @@ func (c *CachedFS) OpenFile(name string, flag int, perm os.FileMode) (File, erro
 }
 
 // Create creates or truncates name for reading and writing.
-func (c *CachedFS) Create(name string) (File, error) {
+func (c *BudgetFS) Create(name string) (File, error) {
 	return c.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 }
 
 // Open opens name read-only.
-func (c *CachedFS) Open(name string) (File, error) { return c.OpenFile(name, os.O_RDONLY, 0) }
+func (c *BudgetFS) Open(name string) (File, error) { return c.OpenFile(name, os.O_RDONLY, 0) }
 
 // openInner makes room for one more descriptor and opens name. REQUIRES:
 // nameMu held (either mode).
-func (c *CachedFS) openInner(name string, flag int, perm os.FileMode) (File, error) {
+func (c *BudgetFS) openInner(name string, flag int, perm os.FileMode) (File, error) {
 	c.mu.Lock()
 	c.open++
 	victims := c.evictLocked(0)
@@ -141,17 +141,17 @@ func (c *CachedFS) openInner(name string, flag int, perm os.FileMode) (File, err
 	return f, nil
 }
 
-// Rename renames oldname (a file or a directory) to newname. Cached files
+// Rename renames oldname (a file or a directory) to newname. Open files
 // at or below oldname follow it; one at newname is pinned first.
-func (c *CachedFS) Rename(oldname, newname string) error {
-	okey, err1 := cacheKey(oldname)
-	nkey, err2 := cacheKey(newname)
+func (c *BudgetFS) Rename(oldname, newname string) error {
+	okey, err1 := pathKey(oldname)
+	nkey, err2 := pathKey(newname)
 	if err := errors.Join(err1, err2); err != nil {
 		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
 	}
 	c.nameMu.Lock()
 	defer c.nameMu.Unlock()
-	var replaced []*cachedFile
+	var replaced []*budgetFile
 	if okey != nkey {
 		var err error
 		if replaced, err = c.pinUnder(nkey); err != nil {
@@ -169,19 +169,19 @@ func (c *CachedFS) Rename(oldname, newname string) error {
 	return nil
 }
 
-// Remove removes name; cached files at or below it are pinned first.
-func (c *CachedFS) Remove(name string) error {
+// Remove removes name; open files at or below it are pinned first.
+func (c *BudgetFS) Remove(name string) error {
 	return c.removeWith(name, c.inner.Remove)
 }
 
-// RemoveAll removes name and everything below it; cached files there are
+// RemoveAll removes name and everything below it; open files there are
 // pinned first.
-func (c *CachedFS) RemoveAll(name string) error {
+func (c *BudgetFS) RemoveAll(name string) error {
 	return c.removeWith(name, c.inner.RemoveAll)
 }
 
-func (c *CachedFS) removeWith(name string, remove func(string) error) error {
-	key, err := cacheKey(name)
+func (c *BudgetFS) removeWith(name string, remove func(string) error) error {
+	key, err := pathKey(name)
 	if err != nil {
 		return &os.PathError{Op: "remove", Path: name, Err: err}
 	}
@@ -202,28 +202,28 @@ func (c *CachedFS) removeWith(name string, remove func(string) error) error {
 }
 
 // MkdirAll delegates to inner.
-func (c *CachedFS) MkdirAll(name string, perm os.FileMode) error { return c.inner.MkdirAll(name, perm) }
+func (c *BudgetFS) MkdirAll(name string, perm os.FileMode) error { return c.inner.MkdirAll(name, perm) }
 
 // ReadDir delegates to inner.
-func (c *CachedFS) ReadDir(name string) ([]os.FileInfo, error) { return c.inner.ReadDir(name) }
+func (c *BudgetFS) ReadDir(name string) ([]os.DirEntry, error) { return c.inner.ReadDir(name) }
 
 // Stat delegates to inner.
-func (c *CachedFS) Stat(name string) (os.FileInfo, error) { return c.inner.Stat(name) }
+func (c *BudgetFS) Stat(name string) (os.FileInfo, error) { return c.inner.Stat(name) }
 
 // SyncDir delegates to inner.
-func (c *CachedFS) SyncDir(name string) error { return c.inner.SyncDir(name) }
+func (c *BudgetFS) SyncDir(name string) error { return c.inner.SyncDir(name) }
 
 // Lock delegates to inner; the lock's descriptor is not counted.
-func (c *CachedFS) Lock(name string) (io.Closer, error) { return c.inner.Lock(name) }
+func (c *BudgetFS) Lock(name string) (io.Closer, error) { return c.inner.Lock(name) }
 
 // Chtimes delegates to inner.
-func (c *CachedFS) Chtimes(name string, atime, mtime time.Time) error {
+func (c *BudgetFS) Chtimes(name string, atime, mtime time.Time) error {
 	return c.inner.Chtimes(name, atime, mtime)
 }
 
-// cacheKey is name made absolute and clean, so every spelling of a path
-// finds the same cached files.
-func cacheKey(name string) (string, error) {
+// pathKey is name made absolute and clean, so every spelling of a path
+// finds the same open files.
+func pathKey(name string) (string, error) {
 	if filepath.IsAbs(name) {
 		return filepath.Clean(name), nil
 	}

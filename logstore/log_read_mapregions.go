@@ -18,25 +18,26 @@ import (
 // which costs about as much again as checking the bytes' CRC (populating
 // and unmapping 4 KiB pages of the page cache).
 //
-// The process keeps at most mapCacheRegions regions and, over all of
-// them, at most mapCacheBytes populated (the page-cache pages they count
+// The process keeps at most maxMappedRegions regions and, over all of
+// them, at most maxMappedBytes populated (the page-cache pages they count
 // in the daemon's RSS); past either, the least recently used regions are
 // unmapped, by a goroutine of their own, off the request that went over.
 // A segment's regions are unmapped when its files close (retention,
 // compaction, the store's close), so a removed segment's blocks are not
 // held.
 var (
-	mapCacheRegions = 1024
-	mapCacheBytes   = 256 << 20
+	maxMappedRegions = 1024
+	maxMappedBytes   = 256 << 20
 )
 
-// mapCache is the process's cache of mapped regions.
-var mapCache = &regionCache{wins: make(map[regionKey]*mappedRegion), lru: list.New()}
+// regions is the process's mapped regions (not a cache: a mapping holds
+// no copy, its bytes are the page cache's).
+var regions = &regionSet{byKey: make(map[regionKey]*mappedRegion), lru: list.New()}
 
-// regionCache holds mapped regions of segments, most recently used first.
-type regionCache struct {
+// regionSet holds mapped regions of segments, most recently used first.
+type regionSet struct {
 	mu        sync.Mutex
-	wins      map[regionKey]*mappedRegion
+	byKey     map[regionKey]*mappedRegion
 	lru       *list.List // of *mappedRegion
 	populated int        // the regions' charges (mappedRegion.charged)
 	unmapping sync.WaitGroup
@@ -55,19 +56,19 @@ type mappedRegion struct {
 	start     int64
 	m         *vfs.Mapping
 	elem      *list.Element
-	users     int       // scans using it; guarded by regionCache.mu
-	out       bool      // out of the cache: unmapped by its last user
-	charged   int       // of populated.total, in regionCache.populated; guarded by its mu
+	users     int       // scans using it; guarded by regionSet.mu
+	out       bool      // out of the set: unmapped by its last user
+	charged   int       // of populated.total, in regionSet.populated; guarded by its mu
 	populated pageRange // from start
 	unmapped  atomic.Bool
 }
 
-// get returns region k of s, mapping it if it is not cached, for the
+// get returns region k of s, mapping it if it is not mapped yet, for the
 // caller to release; errNotMapped when it cannot be mapped.
-func (c *regionCache) get(s *segment, k int64) (*mappedRegion, error) {
+func (c *regionSet) get(s *segment, k int64) (*mappedRegion, error) {
 	key := regionKey{s, k}
 	c.mu.Lock()
-	if w := c.wins[key]; w != nil {
+	if w := c.byKey[key]; w != nil {
 		w.users++
 		c.lru.MoveToFront(w.elem)
 		c.mu.Unlock()
@@ -81,15 +82,15 @@ func (c *regionCache) get(s *segment, k int64) (*mappedRegion, error) {
 	w := &mappedRegion{key: key, start: k * mapRegion, m: m, users: 1}
 	var unmap []*mappedRegion
 	c.mu.Lock()
-	if s.closed.Load() { // closed while it was mapped: not cached
+	if s.closed.Load() { // closed while it was mapped: not kept
 		w.out = true
-	} else if old := c.wins[key]; old != nil { // mapped meanwhile by another scan
+	} else if old := c.byKey[key]; old != nil { // mapped meanwhile by another scan
 		old.users++
 		c.lru.MoveToFront(old.elem)
 		w.out, w.users, unmap = true, 0, append(unmap, w)
 		w = old
 	} else {
-		c.wins[key] = w
+		c.byKey[key] = w
 		w.elem = c.lru.PushFront(w)
 		unmap = c.trim(unmap)
 	}
@@ -98,9 +99,9 @@ func (c *regionCache) get(s *segment, k int64) (*mappedRegion, error) {
 	return w, nil
 }
 
-// release ends a scan's use of w, charging the cache with what it
+// release ends a scan's use of w, charging the set with what it
 // populated.
-func (c *regionCache) release(w *mappedRegion) {
+func (c *regionSet) release(w *mappedRegion) {
 	var unmap []*mappedRegion
 	c.mu.Lock()
 	w.users--
@@ -126,24 +127,24 @@ func (w *mappedRegion) unmap() {
 	}
 }
 
-// trim drops the least recently used regions while the cache holds more
-// than mapCacheRegions, or more than mapCacheBytes populated, keeping
+// trim drops the least recently used regions while the set holds more
+// than maxMappedRegions, or more than maxMappedBytes populated, keeping
 // the most recent one. REQUIRES: c.mu held.
-func (c *regionCache) trim(unmap []*mappedRegion) []*mappedRegion {
-	for c.lru.Len() > 1 && (c.lru.Len() > mapCacheRegions || c.populated > mapCacheBytes) {
+func (c *regionSet) trim(unmap []*mappedRegion) []*mappedRegion {
+	for c.lru.Len() > 1 && (c.lru.Len() > maxMappedRegions || c.populated > maxMappedBytes) {
 		unmap = c.drop(c.lru.Back().Value.(*mappedRegion), unmap)
 	}
 	return unmap
 }
 
-// dropSegment takes s's regions out of the cache: those no scan uses are
+// dropSegment takes s's regions out of the set: those no scan uses are
 // unmapped by a goroutine of their own (closeFiles may hold the log's
 // mutex, and unmapping 8 MiB of pages takes a fraction of a millisecond),
 // the others by their last scan when it ends.
-func (c *regionCache) dropSegment(s *segment) {
+func (c *regionSet) dropSegment(s *segment) {
 	var unmap []*mappedRegion
 	c.mu.Lock()
-	for key, w := range c.wins {
+	for key, w := range c.byKey {
 		if key.s == s {
 			unmap = c.drop(w, unmap)
 		}
@@ -152,12 +153,12 @@ func (c *regionCache) dropSegment(s *segment) {
 	c.unmapLater(unmap)
 }
 
-// cached is how many regions of s the cache holds.
-func (c *regionCache) cached(s *segment) int {
+// held is how many regions of s the set holds.
+func (c *regionSet) held(s *segment) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := 0
-	for key := range c.wins {
+	for key := range c.byKey {
 		if key.s == s {
 			n++
 		}
@@ -165,10 +166,10 @@ func (c *regionCache) cached(s *segment) int {
 	return n
 }
 
-// drop takes w out of the cache and adds it to unmap if no scan uses it.
+// drop takes w out of the set and adds it to unmap if no scan uses it.
 // REQUIRES: c.mu held.
-func (c *regionCache) drop(w *mappedRegion, unmap []*mappedRegion) []*mappedRegion {
-	delete(c.wins, w.key)
+func (c *regionSet) drop(w *mappedRegion, unmap []*mappedRegion) []*mappedRegion {
+	delete(c.byKey, w.key)
 	c.lru.Remove(w.elem)
 	c.populated -= w.charged
 	w.out = true
@@ -181,7 +182,7 @@ func (c *regionCache) drop(w *mappedRegion, unmap []*mappedRegion) []*mappedRegi
 // unmapLater unmaps ws on a goroutine of its own: unmapping a region's
 // populated pages costs about what populating them did, which the
 // request that dropped them need not wait for.
-func (c *regionCache) unmapLater(ws []*mappedRegion) {
+func (c *regionSet) unmapLater(ws []*mappedRegion) {
 	if len(ws) > 0 {
 		c.unmapping.Go(func() {
 			for _, w := range ws {
@@ -192,4 +193,4 @@ func (c *regionCache) unmapLater(ws []*mappedRegion) {
 }
 
 // settle waits for the regions dropped so far to be unmapped.
-func (c *regionCache) settle() { c.unmapping.Wait() }
+func (c *regionSet) settle() { c.unmapping.Wait() }

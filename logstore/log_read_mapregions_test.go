@@ -30,29 +30,29 @@ func valueAt(t *testing.T, l *Log, off int64) uintptr {
 // A second read of a mapped segment finds the regions the first one
 // mapped (a record's value at the same address); closing the segment's
 // files (the store's close) unmaps them.
-func TestMapCacheKeepsRegionsUntilClose(t *testing.T) {
+func TestRegionsStayMappedUntilClose(t *testing.T) {
 	l := mappedLog(t, 20_000, nil, 500)
 	first := valueAt(t, l, 15_000)
 	if again := valueAt(t, l, 15_000); again != first {
 		t.Fatalf("second read found the value at %#x, the first at %#x", again, first)
 	}
 	s := l.segs[0]
-	if n := mapCache.cached(s); n == 0 {
-		t.Fatal("no region of the segment cached after two reads")
+	if n := regions.held(s); n == 0 {
+		t.Fatal("no region of the segment mapped after two reads")
 	}
 	l.store.Close()
-	if n := mapCache.cached(s); n != 0 {
-		t.Fatalf("%d regions of a closed segment still cached", n)
+	if n := regions.held(s); n != 0 {
+		t.Fatalf("%d regions of a closed segment still mapped", n)
 	}
 }
 
-// With a cache of two regions, reads of a segment of three regions (20 MB)
+// With room for two mapped regions, reads of a segment of three regions (20 MB)
 // from several offsets, by eight goroutines at once, each get every
-// record from there in order, and the cache never holds more than two
+// record from there in order, and the set never holds more than two
 // regions.
-func TestMapCacheBoundedConcurrentReads(t *testing.T) {
-	defer func(n int) { mapCacheRegions = n }(mapCacheRegions)
-	mapCacheRegions = 2
+func TestRegionsBoundedConcurrentReads(t *testing.T) {
+	defer func(n int) { maxMappedRegions = n }(maxMappedRegions)
+	maxMappedRegions = 2
 	l := mappedLog(t, 20_000, nil, 500)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -84,15 +84,15 @@ func TestMapCacheBoundedConcurrentReads(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := mapCache.cached(l.segs[0]); n > 2 {
-		t.Fatalf("%d regions cached, at most 2 allowed", n)
+	if n := regions.held(l.segs[0]); n > 2 {
+		t.Fatalf("%d regions mapped, at most 2 allowed", n)
 	}
 }
 
-// A region cached while it reached past the segment's end (the active
+// A region mapped while it reached past the segment's end (the active
 // segment) shows the records appended since: a read after the appends
 // gets every record, the new ones through the same mapping.
-func TestMapCacheRegionSeesAppends(t *testing.T) {
+func TestRegionSeesAppends(t *testing.T) {
 	l := mappedLog(t, 3_000, nil, 500)
 	if got := readLog(t, l, 0); len(got) != 3_000 {
 		t.Fatalf("%d records, want 3000", len(got))
@@ -116,29 +116,29 @@ func TestMapCacheRegionSeesAppends(t *testing.T) {
 		}
 	}
 	w := regionOf(l, 0)
-	if w == nil || mapCache.cached(l.segs[0]) != 1 {
-		t.Fatal("the segment's region is not the one cached region")
+	if w == nil || regions.held(l.segs[0]) != 1 {
+		t.Fatal("the segment's region is not the one mapped region")
 	}
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(w.m.Data)))
 	for _, off := range []int64{2_500, 3_500} {
 		if at := valueAt(t, l, off); at < start || at >= start+mapRegion {
-			t.Fatalf("record %d at %#x, outside the cached region at %#x", off, at, start)
+			t.Fatalf("record %d at %#x, outside the mapped region at %#x", off, at, start)
 		}
 	}
 }
 
-// regionOf returns the cached region k of l's first segment, nil if none.
+// regionOf returns the mapped region k of l's first segment, nil if none.
 func regionOf(l *Log, k int64) *mappedRegion {
-	mapCache.mu.Lock()
-	defer mapCache.mu.Unlock()
-	return mapCache.wins[regionKey{l.segs[0], k}]
+	regions.mu.Lock()
+	defer regions.mu.Unlock()
+	return regions.byKey[regionKey{l.segs[0], k}]
 }
 
-// cachePopulated is the bytes the cache counts populated.
-func cachePopulated() int {
-	mapCache.mu.Lock()
-	defer mapCache.mu.Unlock()
-	return mapCache.populated
+// regionsPopulated is the bytes the mapped regions count populated.
+func regionsPopulated() int {
+	regions.mu.Lock()
+	defer regions.mu.Unlock()
+	return regions.populated
 }
 
 // inRegion reports whether address at lies in w's mapping.
@@ -150,7 +150,7 @@ func inRegion(w *mappedRegion, at uintptr) bool {
 // The batch that holds the first region's end (batches of 500 KB) is read
 // through that region's overlap, not a mapping of its own: its records'
 // values lie in the region, and the read goes on into the next region.
-func TestMapCacheBatchInOverlap(t *testing.T) {
+func TestRegionBatchInOverlap(t *testing.T) {
 	l := mappedLog(t, 20_000, nil, 500)
 	var straddle int64 = -1
 	for off := int64(0); off < 20_000; off += 500 {
@@ -172,7 +172,7 @@ func TestMapCacheBatchInOverlap(t *testing.T) {
 	}
 	w := regionOf(l, 0)
 	if w == nil {
-		t.Fatal("region 0 not cached")
+		t.Fatal("region 0 not mapped")
 	}
 	if at := valueAt(t, l, straddle); !inRegion(w, at) || at < uintptr(unsafe.Pointer(&w.m.Data[0]))+mapRegion-(1<<20) {
 		t.Fatalf("record %d, in the batch across the grid line, at %#x: not in region 0", straddle, at)
@@ -180,30 +180,30 @@ func TestMapCacheBatchInOverlap(t *testing.T) {
 }
 
 // With a budget of 3 MiB populated, reads of a segment of three regions
-// get every record and leave the cache holding one region; the regions
+// get every record and leave the set holding one region; the regions
 // it dropped are unmapped.
-func TestMapCacheByteBudget(t *testing.T) {
-	defer func(n int) { mapCacheBytes = n }(mapCacheBytes)
-	mapCacheBytes = 3 << 20
+func TestRegionsByteBudget(t *testing.T) {
+	defer func(n int) { maxMappedBytes = n }(maxMappedBytes)
+	maxMappedBytes = 3 << 20
 	l := mappedLog(t, 20_000, nil, 500)
 	valueAt(t, l, 100)
 	w0 := regionOf(l, 0)
 	if w0 == nil {
-		t.Fatal("region 0 not cached")
+		t.Fatal("region 0 not mapped")
 	}
 	if got := readLog(t, l, 0); len(got) != 20_000 {
 		t.Fatalf("%d records, want 20000", len(got))
 	}
 	if regionOf(l, 0) != nil {
-		t.Fatal("region 0 still cached past the budget")
+		t.Fatal("region 0 still mapped past the budget")
 	}
 	waitUnmapped(t, w0)
-	if n := mapCache.cached(l.segs[0]); n != 1 {
-		t.Fatalf("%d regions cached, want 1", n)
+	if n := regions.held(l.segs[0]); n != 1 {
+		t.Fatalf("%d regions mapped, want 1", n)
 	}
-	populated := cachePopulated()
+	populated := regionsPopulated()
 	if populated > mapRegion+mapOverlap {
-		t.Fatalf("%d bytes populated in the cache, over one region", populated)
+		t.Fatalf("%d bytes populated in the mapped regions, over one region", populated)
 	}
 	for _, from := range []int64{0, 9_000, 19_999} {
 		if got := readLog(t, l, from); len(got) != int(20_000-from) || got[0].off != from || got[0].value != fmt.Sprintf("v%-1023d", from) {
@@ -212,42 +212,42 @@ func TestMapCacheByteBudget(t *testing.T) {
 	}
 }
 
-// waitUnmapped waits for the cache's unmapping and checks that w was
+// waitUnmapped waits for the regions' unmapping and checks that w was
 // unmapped (its addresses may be another mapping's by now).
 func waitUnmapped(t *testing.T, w *mappedRegion) {
 	t.Helper()
-	mapCache.settle()
+	regions.settle()
 	if !w.unmapped.Load() {
 		t.Fatalf("region %d still mapped", w.key.k)
 	}
 }
 
-// A region whose release takes the cache over its budget while another
+// A region whose release takes the set over its budget while another
 // region is more recent is dropped by that release and unmapped once, by
-// the cache, not again by its last user; the cache's count of populated
+// the set, not again by its last user; the set's count of populated
 // bytes is then the other region's.
-func TestMapCacheReleaseDropsRegion(t *testing.T) {
-	defer func(n int) { mapCacheBytes = n }(mapCacheBytes)
-	mapCacheBytes = 1 << 20
+func TestReleaseOverBudgetDropsRegion(t *testing.T) {
+	defer func(n int) { maxMappedBytes = n }(maxMappedBytes)
+	maxMappedBytes = 1 << 20
 	l := mappedLog(t, 20_000, nil, 500)
 	s := l.segs[0]
-	w0, err := mapCache.get(s, 0)
+	w0, err := regions.get(s, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w1, err := mapCache.get(s, 1)
+	w1, err := regions.get(s, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w1.populated.add(0, 4096)
-	mapCache.release(w1)
+	regions.release(w1)
 	w0.populated.add(0, 2<<20)
-	mapCache.release(w0)
+	regions.release(w0)
 	if regionOf(l, 0) != nil || regionOf(l, 1) != w1 {
 		t.Fatal("the release over the budget did not drop its own, least recent, region")
 	}
 	waitUnmapped(t, w0)
-	populated := cachePopulated()
+	populated := regionsPopulated()
 	if populated != 4096 {
 		t.Fatalf("%d bytes counted populated, want region 1's 4096", populated)
 	}

@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 )
 
-// This file holds CachedFS's bookkeeping: the LRU ring of idle-closable
+// This file holds BudgetFS's bookkeeping: the LRU ring of idle-closable
 // files, the names of open handles, and pinning.
 
 // lruFront makes cf the most recently used. REQUIRES: c.mu held, cf open
 // and not pinned.
-func (c *CachedFS) lruFront(cf *cachedFile) {
+func (c *BudgetFS) lruFront(cf *budgetFile) {
 	if c.lru.next == cf {
 		return
 	}
@@ -22,7 +22,7 @@ func (c *CachedFS) lruFront(cf *cachedFile) {
 }
 
 // lruRemove takes cf out of the ring if it is in it. REQUIRES: c.mu held.
-func (c *CachedFS) lruRemove(cf *cachedFile) {
+func (c *BudgetFS) lruRemove(cf *budgetFile) {
 	if cf.next == nil {
 		return
 	}
@@ -32,7 +32,7 @@ func (c *CachedFS) lruRemove(cf *cachedFile) {
 
 // detachLocked forgets cf's descriptor (the caller closes it).
 // REQUIRES: c.mu held, cf.f != nil.
-func (c *CachedFS) detachLocked(cf *cachedFile) {
+func (c *BudgetFS) detachLocked(cf *budgetFile) {
 	cf.f = nil
 	c.lruRemove(cf)
 	c.open--
@@ -41,7 +41,7 @@ func (c *CachedFS) detachLocked(cf *cachedFile) {
 // evictLocked detaches idle descriptors, least recently used first, until
 // the count is within the budget and at least atLeast are detached; it
 // returns them for the caller to close outside c.mu. REQUIRES: c.mu held.
-func (c *CachedFS) evictLocked(atLeast int) []File {
+func (c *BudgetFS) evictLocked(atLeast int) []File {
 	var victims []File
 	for cf := c.lru.prev; cf != &c.lru && (c.open > c.max || len(victims) < atLeast); {
 		prev := cf.prev
@@ -62,11 +62,11 @@ func closeAll(files []File) {
 }
 
 // register files cf under key. REQUIRES: c.mu held.
-func (c *CachedFS) register(cf *cachedFile, key string) {
+func (c *BudgetFS) register(cf *budgetFile, key string) {
 	cf.key = key
 	set := c.byName[key]
 	if set == nil {
-		set = map[*cachedFile]struct{}{}
+		set = map[*budgetFile]struct{}{}
 		c.byName[key] = set
 	}
 	set[cf] = struct{}{}
@@ -79,7 +79,7 @@ func (c *CachedFS) register(cf *cachedFile, key string) {
 }
 
 // unregister removes cf from the names. REQUIRES: c.mu held.
-func (c *CachedFS) unregister(cf *cachedFile) {
+func (c *BudgetFS) unregister(cf *budgetFile) {
 	key := cf.key
 	cf.key = ""
 	if set := c.byName[key]; set != nil {
@@ -100,8 +100,8 @@ func (c *CachedFS) unregister(cf *cachedFile) {
 
 // filesUnder lists the handles at key or, if key is a directory holding
 // some, below it. REQUIRES: c.mu held.
-func (c *CachedFS) filesUnder(key string) []*cachedFile {
-	var out []*cachedFile
+func (c *BudgetFS) filesUnder(key string) []*budgetFile {
+	var out []*budgetFile
 	for cf := range c.byName[key] {
 		out = append(out, cf)
 	}
@@ -120,7 +120,7 @@ func (c *CachedFS) filesUnder(key string) []*cachedFile {
 
 // moveLocked renames the handles at or below okey to nkey.
 // REQUIRES: c.mu held.
-func (c *CachedFS) moveLocked(okey, nkey string) {
+func (c *BudgetFS) moveLocked(okey, nkey string) {
 	for _, cf := range c.filesUnder(okey) {
 		k := nkey + cf.key[len(okey):]
 		c.unregister(cf)
@@ -130,13 +130,13 @@ func (c *CachedFS) moveLocked(okey, nkey string) {
 
 // pinUnder opens and pins every handle at or below key, before its name
 // goes away. A handle whose file is already gone by that name (removed
-// behind the cache's back) cannot be kept and is skipped.
+// behind the BudgetFS's back) cannot be kept and is skipped.
 // REQUIRES: c.nameMu held for writing.
-func (c *CachedFS) pinUnder(key string) ([]*cachedFile, error) {
+func (c *BudgetFS) pinUnder(key string) ([]*budgetFile, error) {
 	c.mu.Lock()
 	files := c.filesUnder(key)
 	c.mu.Unlock()
-	var pinned []*cachedFile
+	var pinned []*budgetFile
 	for _, cf := range files {
 		if _, err := cf.reopen("pin"); err != nil {
 			if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrClosed) {
@@ -162,7 +162,7 @@ func (c *CachedFS) pinUnder(key string) ([]*cachedFile, error) {
 }
 
 // unpin returns handles pinned for an operation that failed to the LRU.
-func (c *CachedFS) unpin(files []*cachedFile) {
+func (c *BudgetFS) unpin(files []*budgetFile) {
 	c.mu.Lock()
 	for _, cf := range files {
 		if cf.pinned && !cf.closed {
@@ -178,7 +178,7 @@ func (c *CachedFS) unpin(files []*cachedFile) {
 
 // orphanLocked drops the names of pinned handles whose name is gone: they
 // stay open until closed. REQUIRES: c.mu held.
-func (c *CachedFS) orphanLocked(files []*cachedFile) {
+func (c *BudgetFS) orphanLocked(files []*budgetFile) {
 	for _, cf := range files {
 		if cf.pinned && cf.key != "" {
 			c.unregister(cf)

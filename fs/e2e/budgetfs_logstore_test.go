@@ -13,7 +13,7 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// The partition log on a CachedFS with a budget of 16 descriptors for 50
+// The partition log on a BudgetFS with a budget of 16 descriptors for 50
 // partitions (150+ segment files): appends, reads, rolls, retention with
 // readers holding deleted segments, the cleaner's swap, a clean close and
 // a reopen all work, and the process never holds more than the budget
@@ -26,17 +26,17 @@ const (
 )
 
 type storeEnv struct {
-	t     *testing.T
-	dir   string
-	cache *vfs.CachedFS
-	st    *logstore.Store
-	now   time.Time
+	t   *testing.T
+	dir string
+	fds *vfs.BudgetFS
+	st  *logstore.Store
+	now time.Time
 }
 
 func openEnv(t *testing.T, dir string) *storeEnv {
 	t.Helper()
-	e := &storeEnv{t: t, dir: dir, cache: vfs.NewCachedFS(vfs.Default, budget).(*vfs.CachedFS), now: time.UnixMilli(1_764_410_400_000)}
-	st, err := logstore.Open(dir, logstore.Options{FS: e.cache, Now: func() time.Time { return e.now }, NoBackground: true,
+	e := &storeEnv{t: t, dir: dir, fds: vfs.NewBudgetFS(vfs.Default, budget).(*vfs.BudgetFS), now: time.UnixMilli(1_764_410_400_000)}
+	st, err := logstore.Open(dir, logstore.Options{FS: e.fds, Now: func() time.Time { return e.now }, NoBackground: true,
 		Jitter:   func(int64) int64 { return 0 },
 		Defaults: map[string]string{"segment.bytes": "1500", "retention.bytes": "2000", "file.delete.delay.ms": "0"}})
 	if err != nil {
@@ -98,9 +98,9 @@ func (e *storeEnv) checkLog(l partlog.Log, i int, wantEnd int64) {
 
 func (e *storeEnv) checkFDs(base int) {
 	e.t.Helper()
-	s := e.cache.Stats()
+	s := e.fds.Stats()
 	if s.Open > budget+s.Pinned {
-		e.t.Fatalf("cache holds %d descriptors, budget %d + %d pinned", s.Open, budget, s.Pinned)
+		e.t.Fatalf("BudgetFS holds %d descriptors, budget %d + %d pinned", s.Open, budget, s.Pinned)
 	}
 	if n := fdCount(e.t) - base; n > budget+s.Pinned+4 {
 		e.t.Fatalf("process holds %d more descriptors than before (budget %d, %d pinned, lock file and a few spare)", n, budget, s.Pinned)
@@ -153,7 +153,7 @@ func TestLogstoreOnTinyBudget(t *testing.T) {
 		t.Fatalf("retention deleted only %d segments", deleted)
 	}
 	e.checkFDs(base)
-	if s := e.cache.Stats(); s.Pinned == 0 {
+	if s := e.fds.Stats(); s.Pinned == 0 {
 		t.Fatalf("no removed segment file is pinned for the held snapshots: %+v", s)
 	}
 	e.readHeld(heldSegs)
@@ -165,15 +165,15 @@ func TestLogstoreOnTinyBudget(t *testing.T) {
 		e.checkLog(e.log(i), i, rounds*8)
 	}
 	e.checkFDs(base)
-	t.Logf("cache after %d rounds over %d partitions: %+v; %d segments deleted", rounds, nTopics, e.cache.Stats(), deleted)
-	if s := e.cache.Stats(); s.Evictions == 0 || s.Reopens == 0 {
+	t.Logf("descriptors after %d rounds over %d partitions: %+v; %d segments deleted", rounds, nTopics, e.fds.Stats(), deleted)
+	if s := e.fds.Stats(); s.Evictions == 0 || s.Reopens == 0 {
 		t.Fatalf("the budget never bit: %+v", s)
 	}
 	if err := e.st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s := e.cache.Stats(); s.Open != 0 || s.Files != 0 {
-		t.Errorf("after Close the cache still tracks files: %+v", s)
+	if s := e.fds.Stats(); s.Open != 0 || s.Files != 0 {
+		t.Errorf("after Close the BudgetFS still tracks files: %+v", s)
 	}
 	e = openEnv(t, dir)
 	for i := 0; i < nTopics; i++ {
@@ -209,7 +209,7 @@ func (e *storeEnv) readHeld(heldSegs map[int][]partlog.Segment) {
 }
 
 // cleanOne compacts topic 1: the cleaner writes .cleaned files and swaps
-// them in over segment files that are closed in the cache.
+// them in over segment files that are closed by the BudgetFS.
 func (e *storeEnv) cleanOne() {
 	e.t.Helper()
 	if err := e.st.SetTopicConfig(topic(1), []partlog.KV{{Key: "cleanup.policy", Value: "compact,delete"}}); err != nil {
@@ -305,7 +305,7 @@ func TestLogstoreConcurrentOnTinyBudget(t *testing.T) {
 			t.Errorf("%s: retention deleted nothing", topic(i))
 		}
 	}
-	t.Logf("cache: %+v", e.cache.Stats())
+	t.Logf("descriptors: %+v", e.fds.Stats())
 	if err := e.st.Close(); err != nil {
 		t.Fatal(err)
 	}
