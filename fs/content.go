@@ -87,12 +87,6 @@ func configText(kvs []partlog.KV) []byte {
 	return b
 }
 
-var (
-	_ = (gofs.NodeGetattrer)((*contentNode)(nil))
-	_ = (gofs.NodeSetattrer)((*contentNode)(nil))
-	_ = (gofs.NodeOpener)((*contentNode)(nil))
-)
-
 func newConfigNode(f *FS, topic string, lg *logrus.Entry) *contentNode {
 	return &contentNode{fsys: f, lg: lg,
 		gen: func() ([]byte, error) {
@@ -175,14 +169,6 @@ type contentHandle struct {
 	mu      sync.Mutex
 	partial []byte
 }
-
-var (
-	_ = (gofs.FileReader)((*contentHandle)(nil))
-	_ = (gofs.FileWriter)((*contentHandle)(nil))
-	_ = (gofs.FileFlusher)((*contentHandle)(nil))
-	_ = (gofs.FileFsyncer)((*contentHandle)(nil))
-	_ = (gofs.FileGetattrer)((*contentHandle)(nil))
-)
 
 func (h *contentHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 	return h.n.Getattr(ctx, h, out)

@@ -16,37 +16,40 @@ import (
 // writing a read-only view).
 var errEPERM = errors.New("operation not permitted")
 
-// toErrno maps an error to the errno of docs/spec.md §8. It is the only place that
+// errnos is the errno of docs/spec.md §8 for each error the backends and
+// fs return, in the order toErrno tries them. It is the only place that
 // knows the mapping.
+var errnos = []struct {
+	err   error
+	errno syscall.Errno
+}{
+	{partlog.ErrNotFound, syscall.ENOENT},
+	{partlog.ErrInvalid, syscall.EINVAL},
+	{partlog.ErrTooLarge, syscall.EFBIG},
+	{partlog.ErrReadOnly, syscall.EROFS},
+	{partlog.ErrExists, syscall.EEXIST},
+	{partlog.ErrNoSpace, syscall.ENOSPC},
+	{partlog.ErrTimeout, syscall.ETIMEDOUT},
+	{partlog.ErrDenied, syscall.EACCES},
+	{partlog.ErrBusy, syscall.EBUSY},
+	{errEPERM, syscall.EPERM},
+	{partlog.ErrCorrupt, syscall.EIO},
+}
+
+// toErrno maps an error to its errno: an errno it wraps, else the first of
+// errnos it matches, else EIO.
 func toErrno(err error) syscall.Errno {
 	var errno syscall.Errno
-	switch {
-	case err == nil:
+	if err == nil {
 		return 0
-	case errors.As(err, &errno):
+	}
+	if errors.As(err, &errno) {
 		return errno
-	case errors.Is(err, partlog.ErrNotFound):
-		return syscall.ENOENT
-	case errors.Is(err, partlog.ErrInvalid):
-		return syscall.EINVAL
-	case errors.Is(err, partlog.ErrTooLarge):
-		return syscall.EFBIG
-	case errors.Is(err, partlog.ErrReadOnly):
-		return syscall.EROFS
-	case errors.Is(err, partlog.ErrExists):
-		return syscall.EEXIST
-	case errors.Is(err, partlog.ErrNoSpace):
-		return syscall.ENOSPC
-	case errors.Is(err, partlog.ErrTimeout):
-		return syscall.ETIMEDOUT
-	case errors.Is(err, partlog.ErrDenied):
-		return syscall.EACCES
-	case errors.Is(err, partlog.ErrBusy):
-		return syscall.EBUSY
-	case errors.Is(err, errEPERM):
-		return syscall.EPERM
-	case errors.Is(err, partlog.ErrCorrupt):
-		return syscall.EIO
+	}
+	for _, m := range errnos {
+		if errors.Is(err, m.err) {
+			return m.errno
+		}
 	}
 	return syscall.EIO
 }

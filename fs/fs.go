@@ -83,7 +83,7 @@ func New(opt Options) *FS {
 }
 
 // Root returns the root node for go-fuse.
-func (f *FS) Root() gofs.InodeEmbedder { return &rootNode{fsys: f} }
+func (f *FS) Root() gofs.InodeEmbedder { return &rootNode{dir{fsys: f, writable: true}} }
 
 // MountOptions are the FUSE-level choices of a mount.
 type MountOptions struct {

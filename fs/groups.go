@@ -380,27 +380,12 @@ func (g *groupRows) jsonl() []byte {
 }
 
 // groupsDir is MOUNTPOINT/.groups: a file per group (and a .jsonl twin).
-type groupsDir struct {
-	gofs.Inode
-	f *FS
-}
-
-var (
-	_ = (gofs.NodeLookuper)((*groupsDir)(nil))
-	_ = (gofs.NodeReaddirer)((*groupsDir)(nil))
-	_ = (gofs.NodeGetattrer)((*groupsDir)(nil))
-	_ = (gofs.NodeCreater)((*groupsDir)(nil))
-)
-
-func (d *groupsDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.f.dirAttr(out, false)
-	return 0
-}
+type groupsDir struct{ dir }
 
 func (d *groupsDir) Readdir(ctx context.Context) (_ gofs.DirStream, errno syscall.Errno) {
-	lg := d.f.lg.WithField("file", groupsName)
+	lg := d.fsys.lg.WithField("file", groupsName)
 	defer guard(lg, "readdir", &errno)
-	names, err := d.f.groups.names()
+	names, err := d.fsys.groups.names()
 	if err != nil {
 		lg.WithError(err).Warn("reading consumer groups")
 	}
@@ -412,15 +397,15 @@ func (d *groupsDir) Readdir(ctx context.Context) (_ gofs.DirStream, errno syscal
 }
 
 func (d *groupsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
-	lg := d.f.lg.WithField("file", groupsName+"/"+name)
+	lg := d.fsys.lg.WithField("file", groupsName+"/"+name)
 	defer guard(lg, "lookup", &errno)
 	group, jsonl := name, false
-	if _, err := d.f.groups.group(name); err != nil {
+	if _, err := d.fsys.groups.group(name); err != nil {
 		g, ok := strings.CutSuffix(name, ".jsonl")
 		if !ok {
 			return nil, toErrno(err)
 		}
-		if _, err := d.f.groups.group(g); err != nil {
+		if _, err := d.fsys.groups.group(g); err != nil {
 			return nil, toErrno(err)
 		}
 		group, jsonl = g, true
@@ -433,10 +418,10 @@ func (d *groupsDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 // Create makes the file of a group that has no committed offsets yet, so
 // that `echo TOPIC PARTITION OFFSET > .groups/G` sets its first ones.
 func (d *groupsDir) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (_ *gofs.Inode, _ gofs.FileHandle, _ uint32, errno syscall.Errno) {
-	lg := d.f.lg.WithField("file", groupsName+"/"+name)
+	lg := d.fsys.lg.WithField("file", groupsName+"/"+name)
 	defer guard(lg, "create", &errno)
-	if d.f.ro {
-		return nil, nil, 0, d.f.refuse(lg, "create")
+	if d.fsys.ro {
+		return nil, nil, 0, d.fsys.refuse(lg, "create")
 	}
 	if !groupFileName(name) || strings.HasSuffix(name, ".jsonl") {
 		return nil, nil, 0, fail(lg, "create", fmt.Errorf("group name %q: %w", name, partlog.ErrInvalid))
@@ -458,8 +443,8 @@ func (d *groupsDir) groupNode(group string, jsonl bool, lg *logrus.Entry) *conte
 	if jsonl {
 		render = (*groupRows).jsonl
 	}
-	n := &contentNode{fsys: d.f, lg: lg, gen: func() ([]byte, error) {
-		rows, err := d.f.groups.group(group)
+	n := &contentNode{fsys: d.fsys, lg: lg, gen: func() ([]byte, error) {
+		rows, err := d.fsys.groups.group(group)
 		if errors.Is(err, partlog.ErrNotFound) {
 			return nil, nil
 		}
@@ -470,7 +455,7 @@ func (d *groupsDir) groupNode(group string, jsonl bool, lg *logrus.Entry) *conte
 	}}
 	if !jsonl {
 		n.apply = func(lines []byte) error {
-			if err := d.f.groups.commit(group, lines); err != nil {
+			if err := d.fsys.groups.commit(group, lines); err != nil {
 				return err
 			}
 			lg.WithField("offsets", strings.TrimSpace(string(lines))).Info("consumer group offsets reset")

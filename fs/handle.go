@@ -6,7 +6,6 @@ import (
 	"syscall"
 	"time"
 
-	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/partfs/partfs/config"
@@ -48,15 +47,6 @@ type viewHandle struct {
 	// against, read once per open (nil until a partial line needs it).
 	conf *config.Topic // REQUIRES: mu held
 }
-
-var (
-	_ = (gofs.FileReader)((*viewHandle)(nil))
-	_ = (gofs.FileWriter)((*viewHandle)(nil))
-	_ = (gofs.FileFlusher)((*viewHandle)(nil))
-	_ = (gofs.FileFsyncer)((*viewHandle)(nil))
-	_ = (gofs.FileGetattrer)((*viewHandle)(nil))
-	_ = (gofs.FileReleaser)((*viewHandle)(nil))
-)
 
 func (h *viewHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 	return h.n.Getattr(ctx, h, out)

@@ -19,21 +19,8 @@ import (
 // keyDir is @key/: K is the latest value of key K; writing K appends a
 // record with key K at close; rm K appends a tombstone.
 type keyDir struct {
-	gofs.Inode
+	dir
 	p *part
-}
-
-var (
-	_ = (gofs.NodeLookuper)((*keyDir)(nil))
-	_ = (gofs.NodeReaddirer)((*keyDir)(nil))
-	_ = (gofs.NodeGetattrer)((*keyDir)(nil))
-	_ = (gofs.NodeCreater)((*keyDir)(nil))
-	_ = (gofs.NodeUnlinker)((*keyDir)(nil))
-)
-
-func (d *keyDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.p.fsys.dirAttr(out, true)
-	return 0
 }
 
 // Readdir lists nothing: keys are looked up, not enumerated.
@@ -92,12 +79,6 @@ type keyNode struct {
 	key string
 	lg  *logrus.Entry
 }
-
-var (
-	_ = (gofs.NodeGetattrer)((*keyNode)(nil))
-	_ = (gofs.NodeSetattrer)((*keyNode)(nil))
-	_ = (gofs.NodeOpener)((*keyNode)(nil))
-)
 
 // latest returns the current value of the key with a newline, as `log`
 // renders it.
@@ -172,13 +153,6 @@ type keyHandle struct {
 	failed  error // a value that outgrew max.message.bytes: this open writes nothing more
 	limit   int64 // max.message.bytes plus the newline, read at the first write (0 before)
 }
-
-var (
-	_ = (gofs.FileReader)((*keyHandle)(nil))
-	_ = (gofs.FileWriter)((*keyHandle)(nil))
-	_ = (gofs.FileFlusher)((*keyHandle)(nil))
-	_ = (gofs.FileFsyncer)((*keyHandle)(nil))
-)
 
 func (h *keyHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	h.mu.Lock()

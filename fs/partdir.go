@@ -11,21 +11,7 @@ import (
 )
 
 // partNode is a partition directory (docs/spec.md §2).
-type partNode struct {
-	gofs.Inode
-	fixedDir
-	p *part
-}
-
-var (
-	_ = (gofs.NodeLookuper)((*partNode)(nil))
-	_ = (gofs.NodeReaddirer)((*partNode)(nil))
-	_ = (gofs.NodeGetattrer)((*partNode)(nil))
-	_ = (gofs.NodeUnlinker)((*partNode)(nil))
-	_ = (gofs.NodeRmdirer)((*partNode)(nil))
-	_ = (gofs.NodeMkdirer)((*partNode)(nil))
-	_ = (gofs.NodeCreater)((*partNode)(nil))
-)
+type partNode struct{ fixedDir }
 
 // partEntry is one entry of a partition directory: its name and mode, has
 // (nil: always there) saying whether this partition has it, and make the
@@ -42,12 +28,12 @@ var partEntries = []partEntry{
 	{"log", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder { return newLogNode(p, "log", position.Plain) }},
 	{"log.jsonl", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder { return newLogNode(p, "log.jsonl", position.JSON) }},
 	{"@offset", syscall.S_IFDIR, nil, func(p *part) gofs.InodeEmbedder {
-		return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: false}
+		return &windowDir{fixedDir: newFixedDir(p), byTime: false}
 	}},
 	{"@time", syscall.S_IFDIR, nil, func(p *part) gofs.InodeEmbedder {
-		return &windowDir{fixedDir: fixedDir{p}, p: p, byTime: true}
+		return &windowDir{fixedDir: newFixedDir(p), byTime: true}
 	}},
-	{"@key", syscall.S_IFDIR, nil, func(p *part) gofs.InodeEmbedder { return &keyDir{p: p} }},
+	{"@key", syscall.S_IFDIR, nil, func(p *part) gofs.InodeEmbedder { return &keyDir{dir: dir{fsys: p.fsys, writable: true}, p: p} }},
 	{"stat", syscall.S_IFREG, nil, func(p *part) gofs.InodeEmbedder {
 		return &contentNode{fsys: p.fsys, lg: p.lg.WithField("file", "stat"), gen: p.statText, sync: p.log.Sync}
 	}},
@@ -58,17 +44,12 @@ var partEntries = []partEntry{
 	// Kafka's own files, where the Log is a partlog.SegmentFiler
 	{"segments", syscall.S_IFDIR, func(p *part) bool { _, ok := p.segmentFiler(); return ok }, func(p *part) gofs.InodeEmbedder {
 		sf, _ := p.segmentFiler()
-		return &segmentsDir{fixedDir: fixedDir{p}, p: p, files: sf}
+		return &segmentsDir{fixedDir: newFixedDir(p), files: sf}
 	}},
 }
 
 // present reports whether p has e.
 func (e *partEntry) present(p *part) bool { return e.has == nil || e.has(p) }
-
-func (n *partNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	n.p.fsys.dirAttr(out, false)
-	return 0
-}
 
 func (n *partNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	ents := make([]fuse.DirEntry, 0, len(partEntries))

@@ -35,26 +35,14 @@ func (f *FS) catalog() SchemaCatalog {
 // schemasDir lists the subjects; any subject name resolves, so that
 // SUBJECT/new can register a subject's first version.
 type schemasDir struct {
-	gofs.Inode
-	f *FS
+	dir
 	c SchemaCatalog
-}
-
-var (
-	_ = (gofs.NodeLookuper)((*schemasDir)(nil))
-	_ = (gofs.NodeReaddirer)((*schemasDir)(nil))
-	_ = (gofs.NodeGetattrer)((*schemasDir)(nil))
-)
-
-func (d *schemasDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.f.dirAttr(out, false)
-	return 0
 }
 
 func (d *schemasDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 	subjects, err := d.c.Subjects()
 	if err != nil {
-		return nil, fail(d.f.lg.WithField("file", schemasName), "readdir", err)
+		return nil, fail(d.fsys.lg.WithField("file", schemasName), "readdir", err)
 	}
 	ents := make([]fuse.DirEntry, 0, len(subjects))
 	for _, s := range subjects {
@@ -67,28 +55,16 @@ func (d *schemasDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno
 
 func (d *schemasDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
 	return child(ctx, d.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
-		return &subjectDir{f: d.f, c: d.c, subject: name}
+		return &subjectDir{dir: dir{fsys: d.fsys}, c: d.c, subject: name}
 	}), 0
 }
 
 // subjectDir holds a subject's versions, latest, and new (write a schema
 // to register it).
 type subjectDir struct {
-	gofs.Inode
-	f       *FS
+	dir
 	c       SchemaCatalog
 	subject string
-}
-
-var (
-	_ = (gofs.NodeLookuper)((*subjectDir)(nil))
-	_ = (gofs.NodeReaddirer)((*subjectDir)(nil))
-	_ = (gofs.NodeGetattrer)((*subjectDir)(nil))
-)
-
-func (d *subjectDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.f.dirAttr(out, false)
-	return 0
 }
 
 const newSchemaName = "new"
@@ -97,7 +73,7 @@ func (d *subjectDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno
 	ents := []fuse.DirEntry{{Name: newSchemaName, Mode: syscall.S_IFREG}}
 	versions, err := d.c.Versions(d.subject)
 	if err != nil && !isNotFound(err) {
-		return nil, fail(d.f.lg.WithField("subject", d.subject), "readdir", err)
+		return nil, fail(d.fsys.lg.WithField("subject", d.subject), "readdir", err)
 	}
 	if len(versions) > 0 {
 		ents = append(ents, fuse.DirEntry{Name: "latest", Mode: syscall.S_IFREG})
@@ -109,10 +85,10 @@ func (d *subjectDir) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno
 }
 
 func (d *subjectDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	lg := d.f.lg.WithField("file", schemasName+"/"+d.subject+"/"+name)
+	lg := d.fsys.lg.WithField("file", schemasName+"/"+d.subject+"/"+name)
 	if name == newSchemaName {
 		return child(ctx, d.EmbeddedInode(), name, syscall.S_IFREG, out, func() gofs.InodeEmbedder {
-			return &contentNode{fsys: d.f, lg: lg, whole: true,
+			return &contentNode{fsys: d.fsys, lg: lg, whole: true,
 				gen: func() ([]byte, error) { return nil, nil },
 				apply: func(text []byte) error {
 					id, err := d.c.Register(d.subject, strings.TrimSpace(string(text)))
@@ -135,7 +111,7 @@ func (d *subjectDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 		return nil, toErrno(err)
 	}
 	return child(ctx, d.EmbeddedInode(), name, syscall.S_IFREG, out, func() gofs.InodeEmbedder {
-		return &contentNode{fsys: d.f, lg: lg, gen: func() ([]byte, error) {
+		return &contentNode{fsys: d.fsys, lg: lg, gen: func() ([]byte, error) {
 			text, err := d.c.SchemaText(d.subject, version)
 			if err != nil {
 				return nil, fmt.Errorf("%s version %s: %w", d.subject, name, err)

@@ -18,27 +18,14 @@ import (
 // segmentsDir is segments/: the Kafka files of a partition whose Log is a
 // partlog.SegmentFiler, as they are, read-only.
 type segmentsDir struct {
-	gofs.Inode
 	fixedDir
-	p     *part
 	files partlog.SegmentFiler
 }
-
-var (
-	_ = (gofs.NodeLookuper)((*segmentsDir)(nil))
-	_ = (gofs.NodeReaddirer)((*segmentsDir)(nil))
-	_ = (gofs.NodeGetattrer)((*segmentsDir)(nil))
-)
 
 // segmentFiler returns the partition's SegmentFiler, if its Log is one.
 func (p *part) segmentFiler() (partlog.SegmentFiler, bool) {
 	sf, ok := p.log.(partlog.SegmentFiler)
 	return sf, ok
-}
-
-func (d *segmentsDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.p.fsys.dirAttr(out, false)
-	return 0
 }
 
 func (d *segmentsDir) Readdir(ctx context.Context) (_ gofs.DirStream, errno syscall.Errno) {
@@ -105,12 +92,6 @@ type rawFile struct {
 	id    uint64 // partlog.FileInfo.ID of the file at lookup
 }
 
-var (
-	_ = (gofs.NodeGetattrer)((*rawFile)(nil))
-	_ = (gofs.NodeOpener)((*rawFile)(nil))
-	_ = (gofs.NodeSetattrer)((*rawFile)(nil))
-)
-
 func (f *rawFile) lg() *logrus.Entry { return f.p.lg.WithField("file", "segments/"+f.name) }
 
 func (f *rawFile) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
@@ -174,12 +155,6 @@ type rawHandle struct {
 	lg   *logrus.Entry
 	fsys *FS
 }
-
-var (
-	_ = (gofs.FileReader)((*rawHandle)(nil))
-	_ = (gofs.FileReleaser)((*rawHandle)(nil))
-	_ = (gofs.FilePassthroughFder)((*rawHandle)(nil))
-)
 
 // PassthroughFd gives go-fuse the descriptor to register with the kernel
 // (called once, during Open).

@@ -16,27 +16,9 @@ import (
 )
 
 // rootNode lists topics and .metrics; mkdir creates a topic.
-type rootNode struct {
-	gofs.Inode
-	fsys *FS
-}
-
-var (
-	_ = (gofs.NodeLookuper)((*rootNode)(nil))
-	_ = (gofs.NodeReaddirer)((*rootNode)(nil))
-	_ = (gofs.NodeMkdirer)((*rootNode)(nil))
-	_ = (gofs.NodeRmdirer)((*rootNode)(nil))
-	_ = (gofs.NodeUnlinker)((*rootNode)(nil))
-	_ = (gofs.NodeCreater)((*rootNode)(nil))
-	_ = (gofs.NodeGetattrer)((*rootNode)(nil))
-)
+type rootNode struct{ dir }
 
 const metricsName = ".metrics"
-
-func (n *rootNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	n.fsys.dirAttr(out, true)
-	return 0
-}
 
 func (n *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
 	lg := n.fsys.lg.WithField("file", name)
@@ -48,12 +30,12 @@ func (n *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	}
 	if c := n.fsys.catalog(); c != nil && name == schemasName {
 		return child(ctx, n.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
-			return &schemasDir{f: n.fsys, c: c}
+			return &schemasDir{dir: dir{fsys: n.fsys}, c: c}
 		}), 0
 	}
 	if name == groupsName {
 		return child(ctx, n.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
-			return &groupsDir{f: n.fsys}
+			return &groupsDir{dir{fsys: n.fsys}}
 		}), 0
 	}
 	if partlog.CheckTopic(name) != nil {
@@ -63,7 +45,7 @@ func (n *rootNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 		return nil, toErrno(err)
 	}
 	return child(ctx, n.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
-		return &topicNode{fsys: n.fsys, topic: name, lg: n.fsys.lg.WithField("topic", name)}
+		return n.fsys.topicNode(name)
 	}), 0
 }
 
@@ -100,7 +82,7 @@ func (n *rootNode) Mkdir(ctx context.Context, name string, mode uint32, out *fus
 	}
 	lg.Info("topic created")
 	return child(ctx, n.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
-		return &topicNode{fsys: n.fsys, topic: name, lg: lg}
+		return n.fsys.topicNode(name)
 	}), 0
 }
 
@@ -134,21 +116,14 @@ func (f *FS) metricsText() ([]byte, error) {
 
 // topicNode holds config and the partitions; mkdir N adds partition N.
 type topicNode struct {
-	gofs.Inode
-	fsys  *FS
+	dir
 	topic string
 	lg    *logrus.Entry
 }
 
-var (
-	_ = (gofs.NodeLookuper)((*topicNode)(nil))
-	_ = (gofs.NodeReaddirer)((*topicNode)(nil))
-	_ = (gofs.NodeMkdirer)((*topicNode)(nil))
-	_ = (gofs.NodeRmdirer)((*topicNode)(nil))
-	_ = (gofs.NodeUnlinker)((*topicNode)(nil))
-	_ = (gofs.NodeCreater)((*topicNode)(nil))
-	_ = (gofs.NodeGetattrer)((*topicNode)(nil))
-)
+func (f *FS) topicNode(topic string) *topicNode {
+	return &topicNode{dir: dir{fsys: f, writable: true}, topic: topic, lg: f.lg.WithField("topic", topic)}
+}
 
 // parsePartition accepts a canonical non-negative decimal.
 func parsePartition(name string) (int, bool) {
@@ -157,11 +132,6 @@ func parsePartition(name string) (int, bool) {
 		return 0, false
 	}
 	return n, true
-}
-
-func (n *topicNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	n.fsys.dirAttr(out, true)
-	return 0
 }
 
 func (n *topicNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (_ *gofs.Inode, errno syscall.Errno) {
@@ -192,7 +162,7 @@ func (n *topicNode) partChild(ctx context.Context, name string, p int, out *fuse
 		return nil, fail(n.lg.WithField("partition", p), "lookup", err)
 	}
 	return child(ctx, n.EmbeddedInode(), name, syscall.S_IFDIR, out, func() gofs.InodeEmbedder {
-		return &partNode{fixedDir: fixedDir{pt}, p: pt}
+		return &partNode{newFixedDir(pt)}
 	}), 0
 }
 

@@ -37,12 +37,6 @@ type viewNode struct {
 	cache viewCache // what the kernel may keep of log and log.jsonl
 }
 
-var (
-	_ = (gofs.NodeGetattrer)((*viewNode)(nil))
-	_ = (gofs.NodeSetattrer)((*viewNode)(nil))
-	_ = (gofs.NodeOpener)((*viewNode)(nil))
-)
-
 func newLogNode(p *part, name string, k position.Kind) *viewNode {
 	n := &viewNode{p: p, k: k, lg: p.lg.WithField("file", name), writable: true, rangeEnd: -1}
 	// Only a mount nothing writes through caches: a write through the

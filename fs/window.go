@@ -18,21 +18,8 @@ import (
 
 // windowDir is @offset/ or @time/: every name is resolved when looked up.
 type windowDir struct {
-	gofs.Inode
 	fixedDir
-	p      *part
 	byTime bool
-}
-
-var (
-	_ = (gofs.NodeLookuper)((*windowDir)(nil))
-	_ = (gofs.NodeReaddirer)((*windowDir)(nil))
-	_ = (gofs.NodeGetattrer)((*windowDir)(nil))
-)
-
-func (d *windowDir) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.p.fsys.dirAttr(out, false)
-	return 0
 }
 
 // Readdir lists nothing (docs/spec.md §2): a tree walk reaches every record once,

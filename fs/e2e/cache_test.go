@@ -56,12 +56,11 @@ func readsOf(t *testing.T, e *env, fn func()) int {
 // data directory read-only with o (readOnly set).
 func readOnlyEnv(t *testing.T, script string, o mountOpt) *env {
 	t.Helper()
-	data := t.TempDir()
-	w := mountAt(t, data, mountOpt{defaults: o.defaults})
+	w := newEnv(t, mountOpt{defaults: o.defaults})
 	w.Sh(script)
 	w.Unmount()
 	o.readOnly = true
-	return mountAt(t, data, o)
+	return mountAt(t, w.data, o)
 }
 
 // TestRereadServedFromCache: on a read-only mount a second cat of log

@@ -80,11 +80,10 @@ func TestErrnoTable(t *testing.T) {
 
 // TestReadOnlyMountRefusesWrites: every write on a --read-only mount is EROFS.
 func TestReadOnlyMountRefusesWrites(t *testing.T) {
-	data := t.TempDir()
-	e := mountAt(t, data, mountOpt{})
+	e := newEnv(t, mountOpt{})
 	e.Sh("mkdir t && seq 1 3 >> t/0/log")
 	e.Unmount()
-	r := mountAt(t, data, mountOpt{readOnly: true})
+	r := mountAt(t, e.data, mountOpt{readOnly: true})
 	if got := r.Sh("cat t/0/log"); got != "1\n2\n3\n" {
 		t.Fatalf("read-only log = %q", got)
 	}

@@ -16,8 +16,7 @@ import (
 // with EIO and one log line naming the file and position; no corrupt
 // record is returned.
 func TestCorruptBatchReadsEIO(t *testing.T) {
-	data := t.TempDir()
-	e := mountAt(t, data, mountOpt{})
+	e := newEnv(t, mountOpt{})
 	e.Sh("mkdir t")
 	for i := 0; i < 10; i++ {
 		if err := e.AppendOnce("t/0/log", fmt.Sprintf("batch%d-a\nbatch%d-b\n", i, i)); err != nil {
@@ -25,7 +24,7 @@ func TestCorruptBatchReadsEIO(t *testing.T) {
 		}
 	}
 	e.Unmount()
-	seg := filepath.Join(data, "t-0", "00000000000000000000.log")
+	seg := filepath.Join(e.data, "t-0", "00000000000000000000.log")
 	b, err := os.ReadFile(seg)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +38,7 @@ func TestCorruptBatchReadsEIO(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		good += fmt.Sprintf("batch%d-a\nbatch%d-b\n", i, i)
 	}
-	r := mountAt(t, data, mountOpt{})
+	r := mountAt(t, e.data, mountOpt{})
 	// The first open reads through the kernel's page cache, where a short
 	// read is the end of the file: the request fails whole. From then on
 	// opens read with direct I/O: the records before the corrupt batch,

@@ -96,6 +96,16 @@ func mountAt(t testing.TB, data string, o mountOpt) *env {
 	return e
 }
 
+// log is the store's partition p of topic.
+func (e *env) log(topic string, p int) *logstore.Log {
+	e.t.Helper()
+	l, err := e.st.Log(topic, p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return l
+}
+
 func haveTool(name string) bool {
 	_, err := exec.LookPath(name)
 	return err == nil

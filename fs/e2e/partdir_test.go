@@ -29,11 +29,10 @@ func TestMetricsFile(t *testing.T) {
 // TestConfigPersistsAcrossMounts: config writes survive a remount; mount
 // --config defaults show where the topic sets nothing.
 func TestConfigPersistsAcrossMounts(t *testing.T) {
-	data := t.TempDir()
-	e := mountAt(t, data, mountOpt{})
+	e := newEnv(t, mountOpt{})
 	e.Sh("mkdir t && echo retention.ms=12345 >> t/config")
 	e.Unmount()
-	r := mountAt(t, data, mountOpt{defaults: map[string]string{"retention.ms": "999", "segment.bytes": "1048576"}})
+	r := mountAt(t, e.data, mountOpt{defaults: map[string]string{"retention.ms": "999", "segment.bytes": "1048576"}})
 	got := r.Sh("grep -E '^(retention.ms|segment.bytes)=' t/config")
 	if got != "segment.bytes=1048576\nretention.ms=12345\n" && got != "retention.ms=12345\nsegment.bytes=1048576\n" {
 		t.Fatalf("config after remount: %q", got)

@@ -17,8 +17,7 @@ import (
 // old segments — a running `tail -f` prints no "file truncated" and no
 // duplicate — and they are the same after a remount (sidecar).
 func TestTailAcrossRetention(t *testing.T) {
-	data := t.TempDir()
-	e := mountAt(t, data, mountOpt{})
+	e := newEnv(t, mountOpt{})
 	e.Sh("mkdir t && printf 'segment.bytes=4096\\nretention.bytes=16384\\n' >> t/config")
 	for i := 0; i < 100; i++ {
 		if err := e.AppendOnce("t/0/log", seqLines(i*20+1, i*20+20)); err != nil {
@@ -63,7 +62,7 @@ func TestTailAcrossRetention(t *testing.T) {
 	size = e.Sh("stat -c %s t/0/log")
 	e.Unmount()
 
-	r2 := mountAt(t, data, mountOpt{})
+	r2 := mountAt(t, e.data, mountOpt{})
 	if got := r2.Sh("stat -c %s t/0/log"); got != size {
 		t.Fatalf("size after remount %s, was %s", got, size)
 	}

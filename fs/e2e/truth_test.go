@@ -19,19 +19,15 @@ import (
 // segment file and the batch's position, instead of serving the record
 // under the next offset and dropping that one.
 func TestCatOfDamagedBaseOffset(t *testing.T) {
-	data := t.TempDir()
-	e := mountAt(t, data, mountOpt{})
+	e := newEnv(t, mountOpt{})
 	e.Sh("mkdir t && for i in $(seq 0 9); do echo v$i >> t/0/log; done")
-	l, err := e.st.Log("t", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := e.log("t", 0)
 	_, pos, err := l.Locate(5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Unmount()
-	seg := filepath.Join(data, "t-0", "00000000000000000000.log")
+	seg := filepath.Join(e.data, "t-0", "00000000000000000000.log")
 	b, err := os.ReadFile(seg)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +36,7 @@ func TestCatOfDamagedBaseOffset(t *testing.T) {
 	if err := os.WriteFile(seg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e = mountAt(t, data, mountOpt{})
+	e = mountAt(t, e.data, mountOpt{})
 	for _, f := range []string{"log", "log.jsonl", "@offset/3", "@offset/6.jsonl", "@time/0"} {
 		out, err := e.Try("cat t/0/" + f)
 		if err == nil || !strings.Contains(err.Error(), "Input/output error") {
@@ -61,23 +57,19 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // __consumer_offsets: the group stored in partition 1 is still listed and
 // read, the partition left out is logged.
 func TestGroupsWithMissingOffsetsPartition(t *testing.T) {
-	data := t.TempDir()
-	e := mountAt(t, data, mountOpt{})
+	e := newEnv(t, mountOpt{})
 	e.Sh("mkdir __consumer_offsets __consumer_offsets/1 orders && seq 1 10 >> orders/0/log")
-	l, err := e.st.Log("__consumer_offsets", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := e.log("__consumer_offsets", 1)
 	k := kmsg.OffsetCommitKey{Version: 1, Group: "g", Topic: "orders", Partition: 0}
 	v := kmsg.OffsetCommitValue{Version: 3, Offset: 4, LeaderEpoch: -1, CommitTimestamp: 1700000000000}
 	if _, err := l.Append([]record.Record{{Key: k.AppendTo(nil), Value: v.AppendTo(nil)}}); err != nil {
 		t.Fatal(err)
 	}
 	e.Unmount()
-	if err := os.RemoveAll(filepath.Join(data, "__consumer_offsets-0")); err != nil {
+	if err := os.RemoveAll(filepath.Join(e.data, "__consumer_offsets-0")); err != nil {
 		t.Fatal(err)
 	}
-	e = mountAt(t, data, mountOpt{})
+	e = mountAt(t, e.data, mountOpt{})
 	if got := e.Sh("ls .groups"); got != "g\ng.jsonl\n" {
 		t.Fatalf("ls .groups: %q", got)
 	}
