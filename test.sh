@@ -45,7 +45,7 @@ declare -A budget=(
 	[FuzzPlainASCII]=330000x [FuzzRecordPrefix]=500000x [FuzzDecode]=500000x [FuzzKeep]=600000x
 	[FuzzInflate]=300000x [FuzzLZ4Block]=60000x [FuzzUpdate]=1000000x
 	[FuzzZstdClaims]=200000x [FuzzSnappyBlock]=300000x [FuzzScanLines]=250000x [FuzzSkipBefore]=400000x [FuzzStringLen]=150000x
-	[FuzzAppendJSONString]=30000x [FuzzJSONLine]=100000x
+	[FuzzAppendJSONString]=30000x [FuzzJSONLine]=100000x [FuzzAppendFloat]=200000x
 )
 if [ "${FUZZTIME:-}" != 0 ]; then
 	grep -rl --include='*_test.go' '^func Fuzz' . | xargs -r -n1 dirname | sort -u | while read -r pkg; do

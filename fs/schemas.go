@@ -1,7 +1,6 @@
 package fs
 
 import (
-	"strconv"
 	"sync"
 
 	"github.com/partfs/partfs/fs/position"
@@ -100,9 +99,9 @@ func (d *decoder) appendValue(dst, v []byte) ([]byte, int, error) {
 // length of the value's plain rendering.
 func (d *decoder) AppendJSON(dst []byte, r *record.Record) ([]byte, int, error) {
 	dst = append(dst, `{"offset":`...)
-	dst = strconv.AppendInt(dst, r.Offset, 10)
+	dst = jsonl.AppendInt(dst, r.Offset)
 	dst = append(dst, `,"timestamp":`...)
-	dst = strconv.AppendInt(dst, r.Timestamp, 10)
+	dst = jsonl.AppendInt(dst, r.Timestamp)
 	dst, _, err := d.appendField(dst, "key", r.Key)
 	if err != nil {
 		return dst, 0, err
@@ -143,7 +142,7 @@ func (d *decoder) appendField(dst []byte, name string, v []byte) ([]byte, int, e
 		if len(out) > start {
 			vlen := len(out) - start
 			out = append(append(append(out, `,"`...), name...), `_schema_id":`...)
-			out = strconv.AppendInt(out, int64(id), 10)
+			out = jsonl.AppendInt(out, int64(id))
 			if problem != "" {
 				out = appendProblem(out, name, problem)
 			}

@@ -22,9 +22,9 @@ import (
 // length.
 func Append(dst []byte, r *record.Record) []byte {
 	dst = append(dst, `{"offset":`...)
-	dst = appendDecimal(dst, r.Offset)
+	dst = AppendInt(dst, r.Offset)
 	dst = append(dst, `,"timestamp":`...)
-	dst = appendDecimal(dst, r.Timestamp)
+	dst = AppendInt(dst, r.Timestamp)
 	dst = appendField(dst, "key", r.Key)
 	dst = appendField(dst, "value", r.Value)
 	dst = append(dst, `,"headers":[`...)
@@ -79,10 +79,10 @@ func appendHeaderValue(dst []byte, v []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendDecimal appends strconv.FormatInt(v, 10) in groups of eight
-// digits, each made without a loop or a table (offsets and timestamps
-// are two numbers of every JSON record).
-func appendDecimal(dst []byte, v int64) []byte {
+// AppendInt appends strconv.FormatInt(v, 10) in groups of eight digits,
+// each made without a loop or a table (offsets and timestamps are two
+// numbers of every JSON record).
+func AppendInt(dst []byte, v int64) []byte {
 	u := uint64(v)
 	if v < 0 {
 		dst, u = append(dst, '-'), -u

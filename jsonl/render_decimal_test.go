@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestAppendDecimal: appendDecimal is strconv.AppendInt for every digit
+// TestAppendDecimal: AppendInt is strconv.AppendInt for every digit
 // count and sign, around every power of ten, at the int64 limits, and for
 // every value of each 4-digit lane of an 8-digit group.
 func TestAppendDecimal(t *testing.T) {
@@ -24,8 +24,8 @@ func TestAppendDecimal(t *testing.T) {
 		vs = append(vs, rng.Int63()>>rng.Intn(63), -rng.Int63()>>rng.Intn(63))
 	}
 	for _, v := range vs {
-		if got, want := string(appendDecimal([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
-			t.Fatalf("appendDecimal(%d) = %q, want %q", v, got, want)
+		if got, want := string(AppendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("AppendInt(%d) = %q, want %q", v, got, want)
 		}
 	}
 }

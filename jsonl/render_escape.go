@@ -49,6 +49,13 @@ func AppendString(dst []byte, s string) []byte {
 	return dst[:n+k]
 }
 
+// AppendValidString is AppendString of s when s is valid UTF-8; when
+// not, it returns dst as it was (its spare capacity perhaps written) and
+// false. Validity is found in the same pass as the escaping.
+func AppendValidString(dst []byte, s string) ([]byte, bool) {
+	return appendValidJSONString(dst, s)
+}
+
 // appendValidJSONString is AppendString of s when s is valid UTF-8;
 // when not, it returns false and dst as it was (its spare capacity
 // perhaps written). Validity is found while rendering where dst has room

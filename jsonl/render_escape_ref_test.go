@@ -20,8 +20,8 @@ func refAppendJSON(r *record.Record) []byte {
 		}
 		return append(base64.StdEncoding.AppendEncode(append(dst, `_b64":"`...), v), '"')
 	}
-	dst := append(appendDecimal([]byte(`{"offset":`), r.Offset), `,"timestamp":`...)
-	dst = field(field(appendDecimal(dst, r.Timestamp), "key", r.Key), "value", r.Value)
+	dst := append(AppendInt([]byte(`{"offset":`), r.Offset), `,"timestamp":`...)
+	dst = field(field(AppendInt(dst, r.Timestamp), "key", r.Key), "value", r.Value)
 	dst = append(dst, `,"headers":[`...)
 	for i, h := range r.Headers {
 		if i > 0 {

@@ -118,6 +118,11 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 	case math.IsInf(f, -1):
 		return append(dst, `"-Infinity"`...)
 	}
+	if bits == 64 {
+		if out, ok := appendShortDecimal(dst, f); ok {
+			return out
+		}
+	}
 	abs, format := math.Abs(f), byte('f')
 	if abs != 0 && (bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21)) {
 		format = 'e'
@@ -130,6 +135,60 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 			dst = dst[:n-1]
 		}
 	}
+	return dst
+}
+
+// pow10 are the powers of ten appendShortDecimal tries.
+var pow10 = [...]float64{1, 10, 100, 1000, 1e4}
+
+// appendShortDecimal writes f as strconv.AppendFloat(dst, f, 'f', -1, 64)
+// does when f is n/10^k for an integer n of at most 15 digits and k < 5
+// (most values people store: prices, amounts, measures), and reports
+// whether it did. Such a decimal is the shortest that reads back as f:
+// no two decimals of at most 15 significant digits are the same float64,
+// so a shorter one reading back as f would be n/10^k itself. Division is
+// exactly rounded, so float64(n)/10^k == f says n/10^k reads back as f.
+func appendShortDecimal(dst []byte, f float64) ([]byte, bool) {
+	if f == 0 || !(math.Abs(f) >= 1e-4 && math.Abs(f) < 1e15) {
+		return dst, false
+	}
+	for k, p := range pow10 {
+		m := f * p
+		if m != math.Trunc(m) || math.Abs(m) >= 1e15 {
+			continue
+		}
+		n := int64(m)
+		if float64(n)/p != f {
+			continue
+		}
+		for k > 0 && n%10 == 0 {
+			n, k = n/10, k-1
+		}
+		return appendScaled(dst, n, k), true
+	}
+	return dst, false
+}
+
+// appendScaled writes n/10^k with exactly k digits after the point (none
+// when k is 0).
+func appendScaled(dst []byte, n int64, k int) []byte {
+	if n < 0 {
+		dst, n = append(dst, '-'), -n
+	}
+	start := len(dst)
+	dst = jsonl.AppendInt(dst, n)
+	if k == 0 {
+		return dst
+	}
+	if digits := len(dst) - start; digits <= k { // 0.0xyz: zeros first
+		dst = append(dst, "0000000"[:k-digits+1]...)
+		copy(dst[start+k-digits+1:], dst[start:start+digits])
+		copy(dst[start:], "0000000"[:k-digits+1])
+	}
+	dst = append(dst, 0)
+	point := len(dst) - 1 - k
+	copy(dst[point+1:], dst[point:len(dst)-1])
+	dst[point] = '.'
 	return dst
 }
 

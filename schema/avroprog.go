@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf8"
+	"unsafe"
 
 	"github.com/hamba/avro/v2"
 
@@ -196,9 +196,9 @@ func primitiveOp(s *avro.PrimitiveSchema) avroOp {
 	case avro.Boolean:
 		return func(d *avroDecoder, dst []byte) []byte { return strconv.AppendBool(dst, d.r.ReadBool()) }
 	case avro.Int:
-		return func(d *avroDecoder, dst []byte) []byte { return strconv.AppendInt(dst, int64(d.r.ReadInt()), 10) }
+		return func(d *avroDecoder, dst []byte) []byte { return jsonl.AppendInt(dst, int64(d.r.ReadInt())) }
 	case avro.Long:
-		return func(d *avroDecoder, dst []byte) []byte { return strconv.AppendInt(dst, d.r.ReadLong(), 10) }
+		return func(d *avroDecoder, dst []byte) []byte { return jsonl.AppendInt(dst, d.r.ReadLong()) }
 	case avro.Float:
 		return func(d *avroDecoder, dst []byte) []byte { return appendFloat(dst, float64(d.r.ReadFloat()), 32) }
 	case avro.Double:
@@ -206,10 +206,11 @@ func primitiveOp(s *avro.PrimitiveSchema) avroOp {
 	case avro.String:
 		return func(d *avroDecoder, dst []byte) []byte {
 			b := d.bytes()
-			if !utf8.Valid(b) && !d.failed() {
-				return d.fail(dst, errors.New("avro: a string that is not UTF-8"))
+			out, valid := jsonl.AppendValidString(dst, unsafe.String(unsafe.SliceData(b), len(b)))
+			if !valid {
+				return d.fail(dst, errNotUTF8)
 			}
-			return appendString(dst, b)
+			return out
 		}
 	case avro.Bytes:
 		if l, ok := s.Logical().(*avro.DecimalLogicalSchema); ok {
@@ -221,6 +222,8 @@ func primitiveOp(s *avro.PrimitiveSchema) avroOp {
 	err := fmt.Errorf("avro: unsupported type %s", s.Type())
 	return func(d *avroDecoder, dst []byte) []byte { return d.fail(dst, err) }
 }
+
+var errNotUTF8 = errors.New("avro: a string that is not UTF-8")
 
 // fail records err (the first failure wins) and returns dst.
 func (d *avroDecoder) fail(dst []byte, err error) []byte {

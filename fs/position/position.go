@@ -264,30 +264,32 @@ func (w *Renderer) put(r *record.Record) bool {
 	}
 }
 
-// putDecoded is put of a record o.dec decodes: rendered into o.buf, then
-// delivered as renderInto delivers a rendering that does not fit.
+// putDecoded is put of a record o.dec decodes. Its rendering goes
+// straight into o.dst when it fits there whole (no copy); otherwise it
+// lands in o.buf and is delivered from there as renderInto delivers a
+// rendering that does not fit.
 func (w *Renderer) putDecoded(r *record.Record) bool {
 	o, cur := w.O, w.Cur
-	var err error
-	if w.K == JSON {
-		var vlen int
-		o.Buf, vlen, err = o.Dec.AppendJSON(o.Buf[:0], r)
-		o.Buf = append(o.Buf, '\n')
-		w.decoded.off, w.decoded.json, w.decoded.plain = r.Offset, int64(len(o.Buf)), 0
-		if r.Value != nil {
-			w.decoded.plain = int64(vlen) + 1
-		}
-	} else {
-		o.Buf, err = o.Dec.Render(o.Buf[:0], w.K, r)
+	if r.Offset != cur.Off {
+		cur.Skip = 0
 	}
+	dst := o.Buf[:0]
+	if cur.Skip == 0 {
+		dst = o.Dst[o.N:o.N:len(o.Dst)]
+	}
+	out, err := w.render(dst, r)
 	if err != nil {
 		w.decoded.json = 0
 		w.err, w.stopped = err, true
 		return false
 	}
-	if r.Offset != cur.Off {
-		cur.Skip = 0
+	if cur.Skip == 0 && sameArray(out, dst) {
+		o.N += len(out)
+		*cur = Cursor{Off: r.Offset + 1}
+		return true
 	}
+	// out outgrew o.dst's room (append moved it), or cur is inside r
+	o.Buf = out
 	if cur.Skip == 0 && o.N > 0 && o.N+len(o.Buf) > len(o.Dst) {
 		// stop at a record boundary, as renderInto does
 		*cur = Cursor{Off: r.Offset}
@@ -310,6 +312,30 @@ func (w *Renderer) putDecoded(r *record.Record) bool {
 			return false
 		}
 	}
+}
+
+// render appends r's rendering of kind w.K to dst; for a JSON line it
+// notes the record's lengths in w.decoded.
+func (w *Renderer) render(dst []byte, r *record.Record) ([]byte, error) {
+	if w.K != JSON {
+		return w.O.Dec.Render(dst, w.K, r)
+	}
+	out, vlen, err := w.O.Dec.AppendJSON(dst, r)
+	out = append(out, '\n')
+	w.decoded.off, w.decoded.json, w.decoded.plain = r.Offset, int64(len(out)-len(dst)), 0
+	if r.Value != nil {
+		w.decoded.plain = int64(vlen) + 1
+	}
+	return out, err
+}
+
+// sameArray reports whether out, appended to the empty dst, still lies
+// in dst's array (append never had to move it).
+func sameArray(out, dst []byte) bool {
+	if len(out) == 0 || cap(dst) == 0 {
+		return len(out) == 0
+	}
+	return len(out) <= cap(dst) && &out[0] == &dst[:1][0]
 }
 
 // at is put of a record of seg reached by a position lookup; a nil
