@@ -74,7 +74,12 @@ func (l *Log) dropAfter(i int, cut error) {
 // recoverSegment rebuilds a segment's indexes and bookkeeping from its
 // batches (Kafka's LogSegment.recover) and cuts the file at the last valid
 // batch. It returns a non-nil error describing the cut when it cut data.
+// The indexes are rebuilt in memory and then settled on the files, which
+// are written only where they differ, and left trimmed: an active segment's
+// first append preallocates them again (shouldRoll), so a partition
+// unchanged since its last clean close is verified without a write.
 func (l *Log) recoverSegment(s *segment, active bool) error {
+	ox, tx := s.oidx, s.tidx
 	l.restartRebuild(s)
 	valid, scanErr := l.rebuild1(s, s.size)
 	var ce *record.CorruptionError
@@ -86,7 +91,11 @@ func (l *Log) recoverSegment(s *segment, active bool) error {
 	// Kafka's recover() keeps its own count; the segment's count for the
 	// next append starts at 0 as on any open (LogSegment).
 	s.bytesSinceIndex = 0
-	if err := s.finishIndexes(active && !l.readOnly); err != nil {
+	err := s.finishIndexes(false)
+	if s.oidx != ox {
+		err = errors.Join(err, l.settleIndexes(s, ox, tx))
+	}
+	if err != nil {
 		l.logger.WithError(err).WithField("segment", s.path).Error("cannot finish rebuilt indexes")
 	}
 	if f := l.store.opt.OnRecovered; f != nil {
@@ -131,17 +140,11 @@ func (s *segment) misnamed(valid int64) error {
 	return fmt.Errorf("%w: %s starts at offset %d", errMisnamed, s.path, sc.Batch().Header.BaseOffset)
 }
 
-// restartRebuild empties s's indexes and bookkeeping before rebuild1.
+// restartRebuild gives s empty in-memory indexes and bookkeeping before
+// rebuild1 (recoverSegment settles them on the files).
 func (l *Log) restartRebuild(s *segment) {
-	maxBytes := l.cfg.SegmentIndexBytes
-	var err error
-	if l.readOnly {
-		err = l.memIndexes(s, maxBytes)
-	} else {
-		err = l.resetIndexes(s, maxBytes)
-	}
-	if err != nil {
-		l.logger.WithError(err).WithField("segment", s.path).Error("cannot reset indexes")
+	if _, _, err := l.memIndexes(s, l.cfg.SegmentIndexBytes); err != nil {
+		l.logger.WithError(err).WithField("segment", s.path).Error("cannot start an index rebuild")
 	}
 	s.next, s.lastPos, s.maxTs, s.offMaxTs, s.bytesSinceIndex, s.records = s.base, -1, -1, s.base, 0, 0
 	s.rollTsKnown = false

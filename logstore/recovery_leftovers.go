@@ -36,14 +36,14 @@ func segmentKind(name string) string {
 // remaining .swap files replace the segments in their offset range. It
 // returns the segments to load, sorted by base offset.
 func (l *Log) resolveLeftovers() ([]segmentFiles, error) {
-	infos, err := l.fs.ReadDir(l.dir)
+	des, err := l.fs.ReadDir(l.dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", l.dir, err)
 	}
 	minCleaned := int64(math.MaxInt64)
 	var swaps, plain []string
 	var errs []error
-	for _, fi := range infos {
+	for _, fi := range des {
 		name := fi.Name()
 		base, ok := kafkaname.ParseBase(name)
 		switch {

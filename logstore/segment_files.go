@@ -65,14 +65,20 @@ type KafkaFile struct {
 // is the one listing of a partition directory's segment files; other
 // names are left out.
 func ListKafkaFiles(fsys vfs.FS, dir string) (files, refused []KafkaFile, err error) {
-	fis, err := fsys.ReadDir(dir)
+	des, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list %s: %w", dir, err)
 	}
-	for _, fi := range fis {
-		base, kind, ok := parseKafkaName(fi.Name())
+	for _, de := range des {
+		base, kind, ok := parseKafkaName(de.Name())
+		if !ok {
+			continue
+		}
+		fi, err := de.Info()
 		switch {
-		case !ok:
+		case isNotExist(err): // gone since the listing
+		case err != nil:
+			return nil, nil, fmt.Errorf("list %s: %w", dir, err)
 		case fi.Mode().IsRegular():
 			files = append(files, KafkaFile{fi, base, kind})
 		default:

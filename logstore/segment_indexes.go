@@ -75,26 +75,51 @@ func (l *Log) openIndexFile(base int64, suffix string, create bool) (index.File,
 	return f, nil
 }
 
-// rebuildableIndexes replaces a read-only segment's indexes by empty
-// in-memory ones that recovery can fill. REQUIRES: mu held.
-func (l *Log) memIndexes(s *segment, maxBytes int) error {
+// memIndexes gives s empty in-memory indexes of capacity maxBytes, for a
+// rebuild, and returns the ones it had. REQUIRES: mu held.
+func (l *Log) memIndexes(s *segment, maxBytes int) (*index.OffsetIndex, *index.TimeIndex, error) {
 	ox, err := index.OpenOffsetIndex(newMemFile(segmentPath(l.dir, s.base, kafkaname.IndexSuffix)), s.base, maxBytes)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	tx, err := index.OpenTimeIndex(newMemFile(segmentPath(l.dir, s.base, kafkaname.TimeIndexSuffix)), s.base, maxBytes)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	s.ixmu.Lock()
+	defer s.ixmu.Unlock()
 	old1, old2 := s.oidx, s.tidx
 	s.oidx, s.tidx = ox, tx
-	s.ixmu.Unlock()
-	if old1 != nil {
-		old1.Release()
-		old2.Release()
+	return old1, old2, nil
+}
+
+// settleIndexes ends a rebuild into memory (memIndexes): on a writable
+// store the files' indexes ox and tx are given the rebuilt entries,
+// trimmed, written (and synced) only where they differ, and serve again;
+// a read-only store keeps the rebuilt indexes in memory and releases ox
+// and tx. REQUIRES: mu held.
+func (l *Log) settleIndexes(s *segment, ox *index.OffsetIndex, tx *index.TimeIndex) error {
+	if ox == nil {
+		return nil
 	}
-	return nil
+	s.ixmu.Lock()
+	defer s.ixmu.Unlock()
+	if l.readOnly {
+		return errors.Join(ox.Release(), tx.Release())
+	}
+	var errs []error
+	wrote1, err := ox.Settle(s.oidx)
+	errs = append(errs, err)
+	wrote2, err := tx.Settle(s.tidx)
+	errs = append(errs, err)
+	if wrote1 {
+		errs = append(errs, ox.Sync())
+	}
+	if wrote2 {
+		errs = append(errs, tx.Sync())
+	}
+	s.oidx, s.tidx, s.expanded = ox, tx, false
+	return errors.Join(errs...)
 }
 
 // seal ends a segment's active life: the final time-index entry and
@@ -144,11 +169,14 @@ func (s *segment) resetIndexes() error {
 }
 
 // memFile is an in-memory index.File for indexes rebuilt on a read-only
-// store.
+// store or checked by a recovery. Its length may run past the bytes
+// written (a preallocated index): the rest reads as zeros and holds no
+// memory.
 type memFile struct {
 	mu   sync.Mutex
 	name string
-	data []byte
+	data []byte // the bytes written, at most size
+	size int64
 }
 
 func newMemFile(name string) *memFile { return &memFile{name: name} }
@@ -156,10 +184,14 @@ func newMemFile(name string) *memFile { return &memFile{name: name} }
 func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if off >= int64(len(f.data)) {
+	if off >= f.size {
 		return 0, io.EOF
 	}
-	n := copy(p, f.data[off:])
+	n := int(min(int64(len(p)), f.size-off))
+	clear(p[:n])
+	if off < int64(len(f.data)) {
+		copy(p[:n], f.data[off:])
+	}
 	if n < len(p) {
 		return n, io.EOF
 	}
@@ -172,17 +204,17 @@ func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
 	if end := off + int64(len(p)); end > int64(len(f.data)) {
 		f.data = append(f.data, make([]byte, end-int64(len(f.data)))...)
 	}
+	f.size = max(f.size, int64(len(f.data)))
 	return copy(f.data[off:], p), nil
 }
 
 func (f *memFile) Truncate(size int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if size <= int64(len(f.data)) {
+	if size < int64(len(f.data)) {
 		f.data = f.data[:size]
-	} else {
-		f.data = append(f.data, make([]byte, size-int64(len(f.data)))...)
 	}
+	f.size = size
 	return nil
 }
 
@@ -193,7 +225,7 @@ func (f *memFile) Name() string { return f.name }
 func (f *memFile) Stat() (os.FileInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return memInfo{name: f.name, size: int64(len(f.data))}, nil
+	return memInfo{name: f.name, size: f.size}, nil
 }
 
 type memInfo struct {

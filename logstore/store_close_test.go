@@ -110,3 +110,72 @@ func TestCloseLeavesUnchangedPartitionsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryLeavesUnchangedPartitionsAlone: an unclean open (the
+// clean-shutdown marker gone) re-validates every partition but writes
+// nothing of one whose indexes agree with its segments, not even the
+// active segment's indexes, and the clean close after it leaves them too;
+// an index that disagrees is rewritten with the entries its segment gives.
+func TestRecoveryLeavesUnchangedPartitionsAlone(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *Store {
+		st, err := Open(dir, Options{NoBackground: true, Defaults: map[string]string{"index.interval.bytes": "1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := open()
+	for _, name := range []string{"a", "b"} {
+		if err := st.CreateTopic(name); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddPartition(name, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range st.Logs() {
+		for i := 0; i < 4; i++ {
+			if _, err := l.Append(recs(3, "x", 0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "b-1", "00000000000000000000.index")
+	good, err := os.ReadFile(bad)
+	if err != nil || len(good) < 16 {
+		t.Fatalf("index of b-1: %d bytes, %v", len(good), err)
+	}
+	if err := os.WriteFile(bad, good[:8], 0o644); err != nil { // an entry lost
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, ".kafka_cleanshutdown")); err != nil {
+		t.Fatal(err)
+	}
+	before := fileMarks(t, dir)
+	time.Sleep(20 * time.Millisecond)
+
+	st = open()
+	for _, l := range st.Logs() {
+		if l.EndOffset() != 12 {
+			t.Fatalf("%s after recovery: end %d", l.dir, l.EndOffset())
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for p, m := range fileMarks(t, dir) {
+		switch {
+		case p == bad:
+			if got, _ := os.ReadFile(bad); string(got) != string(good) {
+				t.Errorf("the damaged index holds %x after recovery, its segment gives %x", got, good)
+			}
+		case filepath.Dir(p) == dir:
+		case before[p] != m:
+			t.Errorf("%s changed by a recovery of an unchanged partition", p)
+		}
+	}
+}

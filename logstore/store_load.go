@@ -26,15 +26,15 @@ func (st *Store) loadAll() error {
 	if err != nil {
 		return err
 	}
-	infos, err := st.fs.ReadDir(st.dir)
+	des, err := st.fs.ReadDir(st.dir)
 	if err != nil {
 		return fmt.Errorf("list data directory: %w", err)
 	}
 	parts := map[string][]int{}
-	for _, fi := range infos {
+	for _, fi := range des {
 		t, n, ok := kafkaname.ParsePartitionDir(fi.Name())
 		switch {
-		case ok && fi.Mode()&os.ModeSymlink != 0:
+		case ok && fi.Type()&os.ModeSymlink != 0:
 			st.logger.WithField("path", st.path(fi.Name())).
 				Error("partition directory is a symbolic link: not followed, partition skipped")
 		case ok && fi.IsDir():
@@ -243,10 +243,6 @@ func (l *Log) loadSegments(cp logCheckpoints, clean bool) error {
 			return err
 		}
 		l.addSegment(s)
-	} else if !clean {
-		if err := l.expandIndexes(l.active()); err != nil {
-			return err
-		}
 	}
 	l.startOffset = max(cp.logStart, l.segs[0].base)
 	l.cleanerCheckpoint = cp.cleaner
@@ -407,7 +403,7 @@ func (l *Log) scanTail(s *segment) error {
 func (l *Log) emptyReadOnly(start int64) error {
 	s := &segment{dir: l.dir, base: max(start, 0), id: l.store.nextID(), log: emptyFile{},
 		path: segmentPath(l.dir, max(start, 0), kafkaname.LogSuffix), next: max(start, 0), lastPos: -1, maxTs: -1, rollTs: -1, created: l.now()}
-	if err := l.memIndexes(s, 0); err != nil {
+	if _, _, err := l.memIndexes(s, 0); err != nil {
 		return err
 	}
 	l.addSegment(s)

@@ -62,14 +62,14 @@ func (st *Store) brokerConfigs(t *topic) (map[string]map[string]string, error) {
 // applySnapshot folds the newest snapshot in dir into c and returns the
 // offset the log's records take over from (0 without a snapshot).
 func (st *Store) applySnapshot(dir string, c *internaltopic.Configs) (int64, error) {
-	infos, err := st.fs.ReadDir(dir)
+	des, err := st.fs.ReadDir(dir)
 	if err != nil {
 		return 0, fmt.Errorf("list %s: %w", dir, err)
 	}
 	name, end := "", int64(0)
-	for _, fi := range infos {
+	for _, fi := range des {
 		m := snapshotName.FindStringSubmatch(fi.Name())
-		if m == nil || !fi.Mode().IsRegular() {
+		if m == nil || !fi.Type().IsRegular() {
 			continue
 		}
 		if off, err := strconv.ParseInt(m[1], 10, 64); err == nil && off >= end {

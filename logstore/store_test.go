@@ -127,7 +127,8 @@ func snapshotFS(t *testing.T, fs vfs.FS, dir string) string {
 			fmt.Fprintf(&b, "%s/\n%s", fi.Name(), snapshotFS(t, fs, dir+"/"+fi.Name()))
 			continue
 		}
-		fmt.Fprintf(&b, "%s %d %x\n", fi.Name(), fi.Size(), sha256.Sum256(readFileBytes(t, fs, dir+"/"+fi.Name())))
+		data := readFileBytes(t, fs, dir+"/"+fi.Name())
+		fmt.Fprintf(&b, "%s %d %x\n", fi.Name(), len(data), sha256.Sum256(data))
 	}
 	return b.String()
 }

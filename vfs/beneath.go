@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -295,9 +296,9 @@ func (b *beneathFS) MkdirAll(name string, perm os.FileMode) error {
 	return unix.Close(fd)
 }
 
-// ReadDir lists directory name; entries are described without following
-// links (a symbolic link is listed as one).
-func (b *beneathFS) ReadDir(name string) ([]os.FileInfo, error) {
+// ReadDir lists directory name sorted by name, entries typed by the
+// listing (a symbolic link is listed as one, FS.ReadDir).
+func (b *beneathFS) ReadDir(name string) ([]os.DirEntry, error) {
 	rel, ok := b.rel(name)
 	if !ok {
 		return nil, outside("readdir", name)
@@ -312,7 +313,8 @@ func (b *beneathFS) ReadDir(name string) ([]os.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dirInfos(des)
+	slices.SortFunc(des, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return des, nil
 }
 
 // Stat describes name without following a symbolic link.

@@ -205,7 +205,7 @@ func (c *BudgetFS) removeWith(name string, remove func(string) error) error {
 func (c *BudgetFS) MkdirAll(name string, perm os.FileMode) error { return c.inner.MkdirAll(name, perm) }
 
 // ReadDir delegates to inner.
-func (c *BudgetFS) ReadDir(name string) ([]os.FileInfo, error) { return c.inner.ReadDir(name) }
+func (c *BudgetFS) ReadDir(name string) ([]os.DirEntry, error) { return c.inner.ReadDir(name) }
 
 // Stat delegates to inner.
 func (c *BudgetFS) Stat(name string) (os.FileInfo, error) { return c.inner.Stat(name) }

@@ -3,6 +3,7 @@ package vfs
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"math/rand"
 	"os"
 	"path"
@@ -273,7 +274,7 @@ func (c *CrashFS) MkdirAll(name string, perm os.FileMode) error {
 }
 
 // ReadDir lists a directory sorted by name.
-func (c *CrashFS) ReadDir(name string) ([]os.FileInfo, error) {
+func (c *CrashFS) ReadDir(name string) ([]os.DirEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n, err := c.lookup(name)
@@ -283,12 +284,12 @@ func (c *CrashFS) ReadDir(name string) ([]os.FileInfo, error) {
 	if !n.dir {
 		return nil, pathErr("readdir", name, errors.New("not a directory"))
 	}
-	infos := make([]os.FileInfo, 0, len(n.entries))
+	des := make([]os.DirEntry, 0, len(n.entries))
 	for base, child := range n.entries {
-		infos = append(infos, child.info(base))
+		des = append(des, fs.FileInfoToDirEntry(child.info(base)))
 	}
-	sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
-	return infos, nil
+	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
+	return des, nil
 }
 
 // Stat describes name.

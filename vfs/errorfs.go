@@ -107,7 +107,7 @@ func (e *errorFS) SyncDir(name string) error {
 	return e.inner.SyncDir(name)
 }
 
-func (e *errorFS) ReadDir(name string) ([]os.FileInfo, error) { return e.inner.ReadDir(name) }
+func (e *errorFS) ReadDir(name string) ([]os.DirEntry, error) { return e.inner.ReadDir(name) }
 func (e *errorFS) Stat(name string) (os.FileInfo, error)      { return e.inner.Stat(name) }
 func (e *errorFS) Lock(name string) (io.Closer, error)        { return e.inner.Lock(name) }
 func (e *errorFS) Chtimes(name string, atime, mtime time.Time) error {

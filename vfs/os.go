@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -39,33 +38,9 @@ func (osFS) Chtimes(name string, atime, mtime time.Time) error {
 	return os.Chtimes(name, atime, mtime)
 }
 
-// ReadDir lists directory name; entries that vanish while listing are
-// left out.
-func (osFS) ReadDir(name string) ([]os.FileInfo, error) {
-	des, err := os.ReadDir(name)
-	if err != nil {
-		return nil, err
-	}
-	return dirInfos(des)
-}
-
-// dirInfos describes des sorted by name, leaving out entries that vanished
-// since they were listed.
-func dirInfos(des []os.DirEntry) ([]os.FileInfo, error) {
-	infos := make([]os.FileInfo, 0, len(des))
-	for _, de := range des {
-		fi, err := de.Info()
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		infos = append(infos, fi)
-	}
-	sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
-	return infos, nil
-}
+// ReadDir lists directory name sorted by name, entries typed by the
+// listing (FS.ReadDir).
+func (osFS) ReadDir(name string) ([]os.DirEntry, error) { return os.ReadDir(name) }
 
 func (osFS) SyncDir(name string) error {
 	d, err := os.Open(name)

@@ -40,8 +40,11 @@ type FS interface {
 	// Rename renames oldname to newname, replacing newname if it exists.
 	Rename(oldname, newname string) error
 	MkdirAll(name string, perm os.FileMode) error
-	// ReadDir lists the entries of directory name sorted by name.
-	ReadDir(name string) ([]os.FileInfo, error)
+	// ReadDir lists the entries of directory name sorted by name, each
+	// with the type the listing itself gives (getdents' d_type): nothing is
+	// stat'ed until an entry's Info is asked for, which describes the entry
+	// without following a symbolic link.
+	ReadDir(name string) ([]os.DirEntry, error)
 	Stat(name string) (os.FileInfo, error)
 	// SyncDir makes the directory's entries (creations, renames, removals
 	// inside it) durable.
