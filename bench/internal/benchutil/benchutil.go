@@ -248,6 +248,27 @@ func (d *Daemon) RSSMB() float64 {
 	return 0
 }
 
+// CPU returns the processor time (user and system) the daemon has used.
+func (d *Daemon) CPU() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.cmd.Process.Pid))
+	if err != nil {
+		Die(err)
+	}
+	// the fields after the command's parenthesis: utime and stime are
+	// the 12th and 13th, in clock ticks (USER_HZ, 100 on Linux)
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// SelfCPU returns the processor time this process has used.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // TailModes are the two ways the benchmarks run tail -f: at its default
 // 1 s interval and at -s 0.1, each with its latency target.
 var TailModes = []struct {
