@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -269,26 +268,17 @@ func (l *Log) askEpochEnd(ctx context.Context, e int32) (int32, int64, error) {
 	rp.Partition, rp.CurrentLeaderEpoch, rp.LeaderEpoch = l.part, -1, e
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	for try := 0; ; try++ {
+	p, err := retryPartition(ctx, "offset for leader epoch", func() ([]kmsg.OffsetForLeaderEpochResponseTopicPartition, error) {
 		resp, err := req.RequestWith(ctx, l.s.cl)
-		if err != nil {
-			return 0, 0, err
+		if err != nil || len(resp.Topics) != 1 {
+			return nil, err
 		}
-		if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-			return 0, 0, errors.New("offset for leader epoch: answer without the partition")
-		}
-		p := resp.Topics[0].Partitions[0]
-		err = kerr.ErrorForCode(p.ErrorCode)
-		if err == nil {
-			return p.LeaderEpoch, p.EndOffset, nil
-		}
-		if !retriable(err) {
-			return 0, 0, err
-		}
-		if err := pause(ctx, try); err != nil {
-			return 0, 0, err
-		}
+		return resp.Topics[0].Partitions, nil
+	}, func(p *kmsg.OffsetForLeaderEpochResponseTopicPartition) int16 { return p.ErrorCode })
+	if err != nil {
+		return 0, 0, err
 	}
+	return p.LeaderEpoch, p.EndOffset, nil
 }
 
 // savePrints writes the tiles' prints to the cache directory when they
