@@ -98,14 +98,10 @@ func (r *printsReader) uvarint() uint64 {
 	return v
 }
 
+// varint reads a zigzag varint (binary.AppendVarint's).
 func (r *printsReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errPrints
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	u := r.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 // count reads a count of items, refusing one the rest of the file cannot
