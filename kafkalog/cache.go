@@ -73,7 +73,7 @@ func unframeCache(id [16]byte, b []byte) ([]byte, error) {
 // be read or is not a whole cache file of this partition is discarded
 // with a log line (ErrNotFound: the caller computes it again).
 func (l *Log) LoadSidecar(name string) ([]byte, error) {
-	if err := partlog.CheckSidecarName(name); err != nil {
+	if err := checkSidecarName(name); err != nil {
 		return nil, err
 	}
 	path := l.sidecarName(name)
@@ -117,11 +117,30 @@ func (l *Log) readCache(path string) ([]byte, error) {
 
 // SaveSidecar writes a sidecar to the cache directory durably.
 func (l *Log) SaveSidecar(name string, data []byte) error {
-	if err := partlog.CheckSidecarName(name); err != nil {
+	if err := checkSidecarName(name); err != nil {
 		return err
 	}
 	if l.s.opt.ReadOnly {
 		return fmt.Errorf("sidecar %s of %s-%d: %w", name, l.topic, l.part, partlog.ErrReadOnly)
 	}
+	if err := l.saveCache(name, data); err != nil {
+		return err
+	}
+	// fs saves its sidecars now and then and at unmount: the tiles'
+	// prints go with them
+	return l.savePrints()
+}
+
+// checkSidecarName is partlog's rule, and keeps the name of the tiles'
+// prints for this package.
+func checkSidecarName(name string) error {
+	if name == printsName {
+		return fmt.Errorf("sidecar name %q is kafkalog's own: %w", name, partlog.ErrInvalid)
+	}
+	return partlog.CheckSidecarName(name)
+}
+
+// saveCache writes data framed as the cache file name of this partition.
+func (l *Log) saveCache(name string, data []byte) error {
 	return vfs.WriteFileDurable(l.s.cache, l.sidecarName(name), frameCache(l.topicID(), data))
 }

@@ -36,11 +36,16 @@
 // this package stores in the cache directory (one file per partition and
 // name), so positions hold across remounts. The cluster compacts and
 // deletes records while nothing is mounted, with no trace in a tile's
-// offsets, so after a remount fs renders a tile's records again before
-// it reads inside it (partlog.RewritesUnseen): a tile rewritten in the
-// meantime closes up inside its range, and no other tile moves. No
-// fingerprint kept in the cache could spare that read: telling whether a
-// tile's records changed means fetching them. A tile's ID changes when
+// offsets (partlog.RewritesUnseen): after a remount fs renders again a
+// tile this package has no prints of (Stamp 0). The prints of the
+// tiles read from their first offset (below) are kept in the cache
+// directory too (printcache.go) and confirmed against the cluster at the
+// first look at the partition after a remount; a tile with prints has
+// a Stamp, fs keeps what it rendered of it, and the first read from its
+// first offset (or, through its kept headers, from inside it) checks it
+// as within a mount: a tile rewritten in the meantime gets a new ID and
+// its records close up inside its range; no other tile moves. A
+// tile's ID changes when
 // the log start offset moves into it (retention), when an append to it
 // did not land as one run, and when a read from the tile's first offset
 // finds its batches changed (compaction inside it): each such read hashes

@@ -37,20 +37,28 @@ type Log struct {
 	part  int32
 
 	mu      sync.Mutex
-	start   int64               // REQUIRES: mu held; log start offset as of at
-	end     int64               // REQUIRES: mu held; last stable offset (read_committed end) as of at
-	at      time.Time           // REQUIRES: mu held; zero: ask again
-	changed chan struct{}       // REQUIRES: mu held
-	gens    map[int64]int64     // REQUIRES: mu held; tile base -> times an append to it did not land as one run
+	start   int64              // REQUIRES: mu held; log start offset as of at
+	end     int64              // REQUIRES: mu held; last stable offset (read_committed end) as of at
+	at      time.Time          // REQUIRES: mu held; zero: ask again
+	changed chan struct{}      // REQUIRES: mu held
+	gens    map[int64]int64    // REQUIRES: mu held; tile base -> times an append to it did not land as one run
 	counts  map[int64]tileCount // REQUIRES: mu held; tile base -> records counted (count.go)
-	marks   map[int64][]mark    // REQUIRES: mu held; tile base -> prints of its prefixes (prints.go)
-	heads   map[int64][]head    // REQUIRES: mu held; tile base -> its batches' headers as a read from its first offset met them (prints.go)
-	seqLo   int64               // REQUIRES: mu held; the offsets the last Read's last fetch covered
-	seqHi   int64               // REQUIRES: mu held
-	seqSize int32               // REQUIRES: mu held; the fetch size it had reached
-	gen     int64               // REQUIRES: mu held; counts changes of gens
-	snap    []partlog.Segment   // REQUIRES: mu held; the last snapshot, never modified
-	snapKey snapKey             // REQUIRES: mu held; what it was made of
+	marks   map[int64][]mark   // REQUIRES: mu held; tile base -> prints of its prefixes (prints.go)
+	heads   map[int64][]head   // REQUIRES: mu held; tile base -> its batches' headers as a read from its first offset met them (prints.go)
+	printLo map[int64]int64    // REQUIRES: mu held; tile base -> the first offset its marks were made from
+	// epoch is the largest leader epoch of the batches printed, epochEnd
+	// the offset after the last of them (printcache.go)
+	epoch       int32             // REQUIRES: mu held
+	epochEnd    int64             // REQUIRES: mu held
+	printsDirty bool              // REQUIRES: mu held; the prints changed since they were saved
+	seqLo       int64             // REQUIRES: mu held; the offsets the last Read's last fetch covered
+	seqHi       int64             // REQUIRES: mu held
+	seqSize     int32             // REQUIRES: mu held; the fetch size it had reached
+	gen         int64             // REQUIRES: mu held; counts changes of gens
+	snap        []partlog.Segment // REQUIRES: mu held; the last snapshot, never modified
+	snapKey     snapKey           // REQUIRES: mu held; what it was made of
+
+	printsOnce sync.Once // the prints of an earlier mount are looked for once (printcache.go)
 
 	w appender // one writer at a time (produce.go)
 }
@@ -62,7 +70,7 @@ var (
 )
 
 func newLog(s *Store, topic string, n int32) *Log {
-	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]tileCount{}, marks: map[int64][]mark{}, heads: map[int64][]head{}}
+	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]tileCount{}, marks: map[int64][]mark{}, heads: map[int64][]head{}, printLo: map[int64]int64{}, epoch: -1}
 }
 
 // Topic returns the topic name.
@@ -225,6 +233,7 @@ func (l *Log) Changed() <-chan struct{} {
 // end offset's, as the package doc describes.
 func (l *Log) Segments() ([]partlog.Segment, func()) {
 	start, end := l.offsets()
+	l.loadPrints(start, end)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if k := (snapKey{start, end, l.gen}); k == l.snapKey && l.snap != nil {
@@ -235,9 +244,14 @@ func (l *Log) Segments() ([]partlog.Segment, func()) {
 	for base := first; base == first || base < end; base += TileOffsets {
 		next := min(base+TileOffsets, max(end, base))
 		lo := max(base, min(start, next))
+		id := tileID(base, lo, l.gens[base])
+		var stamp uint64
+		if from, ok := l.printLo[base]; ok && from == lo {
+			stamp = id // printed from lo: a Read checks the content (partlog.RewritesUnseen)
+		}
 		out = append(out, partlog.Segment{
 			Base: base, Next: next, Size: next - lo, MaxTimestamp: -1,
-			ID: tileID(base, lo, l.gens[base]), Slot: slot(base),
+			ID: id, Stamp: stamp, Slot: slot(base),
 		})
 	}
 	l.snap, l.snapKey = out, snapKey{start, end, l.gen}
@@ -279,6 +293,7 @@ func (l *Log) bump(from, to int64) {
 		l.gens[base]++
 	}
 	l.gen++
+	l.printsDirty = true
 }
 
 // Stats is what `stat` shows: the cluster's offsets, size on disk

@@ -28,6 +28,7 @@ type mark struct {
 // batches, so a prefix reaching a mark's offset either ends elsewhere or
 // hashes differently.
 type printer struct {
+	lo      int64  // the tile's first offset, where printing began
 	next    int64  // the tile's end: batches at or past it are not printed
 	at      int64  // the offset after the last batch printed
 	sum     uint64 // FNV-1a over the batch headers printed
@@ -35,6 +36,10 @@ type printer struct {
 	marks   []mark // the marks of this Read, one per fetch answer
 	heads   []head // the headers printed
 	changed bool   // a prefix disagreed with a mark
+	// epoch is the largest leader epoch of the batches printed, end the
+	// offset after the last of them
+	epoch int32
+	end   int64
 }
 
 // head is what a print hashes of one batch.
@@ -53,6 +58,7 @@ func (p *printer) batch(h *record.BatchHeader) {
 	}
 	prev := p.at
 	p.heads = append(p.heads, headOf(h))
+	p.epoch, p.end = max(p.epoch, h.PartitionLeaderEpoch), h.LastOffset()+1
 	for _, v := range []uint64{uint64(h.BaseOffset), uint64(h.LastOffset()), uint64(h.CRC)} {
 		for i := 0; i < 64; i += 8 {
 			p.sum = (p.sum ^ (v >> i & 0xff)) * 1099511628211
@@ -78,7 +84,11 @@ func (p *printer) mark() {
 func (l *Log) newPrinter(base, at, next int64) *printer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return &printer{next: next, at: at, sum: 14695981039346656037, old: l.marks[base]}
+	old := l.marks[base]
+	if l.printLo[base] != at {
+		old = nil // marks of another first offset: not comparable
+	}
+	return &printer{lo: at, next: next, at: at, sum: 14695981039346656037, old: old, epoch: -1}
 }
 
 // printed keeps what a printer saw of tile base: when a prefix
@@ -91,12 +101,28 @@ func (l *Log) printed(base int64, p *printer) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if p.changed || len(p.heads) > len(l.heads[base]) {
+	if len(p.marks) == 0 && !p.changed {
+		return // nothing fetched
+	}
+	l.printsDirty = true
+	if p.epoch > l.epoch || p.epoch == l.epoch && p.end > l.epochEnd {
+		l.epoch, l.epochEnd = p.epoch, p.end
+	}
+	// fresh: the tile's marks (if any) were made from another first
+	// offset (retention moved it; the tile's ID changed with it)
+	fresh := l.printLo[base] != p.lo || len(l.marks[base]) == 0
+	if fresh {
+		l.printLo[base] = p.lo
+		l.gen++ // the tile's Stamp changes: a new snapshot
+	}
+	if p.changed || fresh || len(p.heads) > len(l.heads[base]) {
 		l.keepHeads(base, p.heads) // a longer prefix than the one kept, or the tile's new one
 	}
-	if p.changed {
+	if p.changed || fresh {
 		l.marks[base] = p.marks
-		l.announce()
+		if p.changed {
+			l.announce()
+		}
 		return
 	}
 	ms := append([]mark(nil), l.marks[base]...)
@@ -180,5 +206,7 @@ func (l *Log) seekChecked(base int64, c *seekCheck) {
 	defer l.mu.Unlock()
 	delete(l.marks, base)
 	delete(l.heads, base)
+	delete(l.printLo, base)
+	l.printsDirty = true
 	l.announce()
 }

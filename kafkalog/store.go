@@ -375,12 +375,23 @@ func (s *Store) precheck(topic string, kv []partlog.KV) error {
 // ReadOnly reports whether every change is refused.
 func (s *Store) ReadOnly() bool { return s.opt.ReadOnly }
 
-// Close ends the client. Appends are synchronous: nothing is in flight
-// once the filesystem stopped calling.
+// Close saves the tiles' prints and ends the client. Appends are
+// synchronous: nothing is in flight once the filesystem stopped calling.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	s.closed = true
+	logs := make([]*Log, 0, len(s.logs))
+	for _, l := range s.logs {
+		logs = append(logs, l)
+	}
 	s.mu.Unlock()
+	if !s.opt.ReadOnly {
+		for _, l := range logs {
+			if err := l.savePrints(); err != nil {
+				s.opt.Logger.WithError(err).WithField("partition", fmt.Sprintf("%s-%d", l.topic, l.part)).Warn("tile prints not saved")
+			}
+		}
+	}
 	s.cl.Close()
 	return nil
 }

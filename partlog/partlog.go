@@ -33,7 +33,8 @@
 //     each range on a fixed lattice of positions, so that fs can place a
 //     range without reading all those before it.
 //   - Reopen. IDs need not survive a reopen of the store; Stamps do: a
-//     segment keeps its Stamp while it keeps its ID, also across a reopen
+//     segment keeps its Stamp while it keeps its ID (a Stamp 0 may become
+//     nonzero once the backend can tell, not the other way), also across a reopen
 //     while its content only grows, and a segment whose content was
 //     rewritten (compaction, also one that merged several segments into
 //     one with the first one's Base, truncation, also while the store was
@@ -266,9 +267,13 @@ type Stats struct {
 // the store was closed with no trace in their Base, Next or Size.
 // UnseenRewrites returns true for such a Log: across a reopen fs keeps
 // where each segment's ranges start (positions outside a rewritten
-// segment do not move) and renders the records of each segment again
-// before it places or reads one inside it, so a rewritten segment's
-// records close up inside its range.
+// segment do not move) and renders the records of each segment with
+// Stamp 0 again before it places or reads one inside it, so a rewritten
+// segment's records close up inside its range. Such a Log gives a segment
+// a nonzero Stamp only while it holds a fingerprint of its content, kept
+// across a reopen, that its Reads check as the Reads rule says (a rewrite
+// found gives a new ID and Stamp and closes Changed): fs keeps what it
+// rendered of such a segment, as of any other Log.
 type RewritesUnseen interface {
 	UnseenRewrites() bool
 }

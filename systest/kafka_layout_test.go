@@ -6,7 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/internal/testutil"
@@ -147,4 +150,73 @@ func TestKafkaConfigEveryKey(t *testing.T) {
 		t.Errorf("config written back changed it:\n%v\nwant\n%v", again, got)
 	}
 	d.stop()
+}
+
+// TestKafkaRemountKeepsLayout: a mount that read a partition of 30
+// tiles (more than a mount places by reading) keeps their layout
+// across a remount with the same cache directory: st_size and the bytes
+// at every probed position are the same, and knowing them fetches
+// nothing; with the tiles' prints removed from the cache the same
+// remount fetches the tiles again to know them.
+func TestKafkaRemountKeepsLayout(t *testing.T) {
+	testutil.Kcat(t)
+	c, addr := kafkaCluster(t)
+	cache := t.TempDir()
+	d := kafkaMount(t, addr, cache)
+	d.sh("mkdir t")
+	kcat(t, addr, d.sh("seq 1 120000"), "-P", "-t", "t", "-p", "0")
+	d.sh("cat t/0/log > /dev/null")
+	file := d.path("t", "0", "log")
+	st, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := st.Size()
+	probes := []int64{0, size / 7, size / 3, size / 2, size - 300}
+	var at []string
+	for _, p := range probes {
+		at = append(at, readAt(t, file, p, 200))
+	}
+	d.stop()
+
+	var fetches atomic.Int64
+	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		fetches.Add(1)
+		return nil, nil, false
+	})
+	// remount returns the fetches st_size took, and those st_size and
+	// the probes took
+	remount := func(when string) (int64, int64) {
+		fetches.Store(0)
+		d = kafkaMount(t, addr, cache)
+		st, err := os.Stat(d.path("t", "0", "log"))
+		if err != nil || st.Size() != size {
+			t.Fatalf("%s: st_size %d, %d before (%v)", when, st.Size(), size, err)
+		}
+		n := fetches.Load()
+		for i, p := range probes {
+			if got := readAt(t, d.path("t", "0", "log"), p, 200); got != at[i] {
+				t.Fatalf("%s: at position %d: %.40q, before %.40q", when, p, got, at[i])
+			}
+		}
+		all := fetches.Load()
+		d.stop()
+		return n, all
+	}
+	kept, keptAll := remount("after a remount")
+	if kept != 0 {
+		t.Fatalf("st_size after a remount took %d fetches, want 0", kept)
+	}
+	prints, _ := filepath.Glob(filepath.Join(cache, "*.tile-prints"))
+	if len(prints) != 1 {
+		t.Fatalf("tile prints in the cache: %v", prints)
+	}
+	_ = os.Remove(prints[0])
+	without, withoutAll := remount("after a remount without the tiles' prints")
+	t.Logf("after a remount, fetches for st_size of 30 tiles: %d with the tiles' prints kept, %d without; for st_size and %d reads at positions: %d and %d",
+		kept, without, len(probes), keptAll, withoutAll)
+	if without == 0 {
+		t.Fatal("a remount without the prints fetched nothing: the test does not show what they spare")
+	}
 }

@@ -134,6 +134,11 @@ func (ly *Layout) sync() (release func(), err error) {
 			inf.id, inf.stamp = sg.ID, sg.Stamp
 			inf.resetContent()
 			ly.dirty = true
+		case inf.stamp != sg.Stamp:
+			// the same content, now with a stamp (a backend that could
+			// not tell gained a fingerprint of it)
+			inf.stamp = sg.Stamp
+			ly.dirty = true
 		}
 		inf.snap = sg
 		segs = append(segs, inf)

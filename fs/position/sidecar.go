@@ -18,7 +18,8 @@ import (
 // Segment IDs do not survive a remount; a loaded entry is matched to a
 // segment by base, and its rendering trusted while the segment has the
 // same nonzero stamp and is at least as long (partlog's Reopen rule). Of
-// a partlog.RewritesUnseen log only the starts are kept. A "pfpos2\n"
+// a partlog.RewritesUnseen log only the starts are kept, and the rendering
+// of segments with a stamp (which its Reads check). A "pfpos2\n"
 // sidecar is the same without stamps: its starts are kept.
 const (
 	SidecarName  = "fs-positions"
@@ -131,7 +132,9 @@ func (ly *Layout) load() {
 		if segs, err = decodeSidecar(b); err == nil {
 			if ru, ok := ly.log.(partlog.RewritesUnseen); ok && ru.UnseenRewrites() {
 				for _, s := range segs {
-					s.resetContent() // the starts stand; the records are rendered again
+					if s.stamp == 0 {
+						s.resetContent() // the starts stand; the records are rendered again
+					}
 				}
 			}
 			ly.segs = segs
