@@ -41,7 +41,7 @@ func windowRead(t *testing.T, fsys *FS, byTime bool, name string) (size int64, g
 	if fc != nil {
 		p.firsts.add(v, fc)
 	}
-	if size, _, err = v.size(); err != nil {
+	if size, _, err = v.size(p.ly); err != nil {
 		t.Fatal(err)
 	}
 	fh, _, errno := v.Open(context.Background(), syscall.O_RDONLY)
@@ -204,7 +204,7 @@ func TestFirstChunkDroppedAfterChange(t *testing.T) {
 		v.lg = p.lg
 		p.firsts.add(v, fc)
 		c.change()
-		_, limit, err := v.size()
+		_, limit, err := v.size(p.ly)
 		if err != nil {
 			t.Fatal(err)
 		}
