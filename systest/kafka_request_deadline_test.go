@@ -18,11 +18,12 @@ import (
 // than --kafka-timeout in total, however many calls it makes. The cluster
 // answers each ListOffsets after 0.8 s (a request's two together 1.6 s,
 // within the 2 s timeout) and then stops answering fetches: a `cat` of a
-// partition the mount had read (open: 1.6 s of ListOffsets; read: the
-// fetch) and then a `stat` of a partition the mount never looked at
+// partition the mount had read (open: 1.6 s of ListOffsets; read: 1.6 s
+// of ListOffsets and the fetch) and then a `stat` of a partition the mount never looked at
 // (its offsets, 1.6 s, then a fetch of its last tile) fail with
 // ETIMEDOUT, each request within the timeout: open and read each in less
-// than 2.5 s, stat too, cat (lookup, open, read) in less than 6.5 s.
+// than 2.5 s, stat of log and of @offset/1 too, cat (lookup, open, read)
+// in less than 6.5 s.
 func TestKafkaRequestDeadline(t *testing.T) {
 	testutil.Kcat(t)
 	c, addr := kafkaCluster(t, kfake.SeedTopics(1, "t", "u"))
@@ -61,6 +62,7 @@ func TestKafkaRequestDeadline(t *testing.T) {
 	f, err := os.Open(d.path("t", "0", "log"))
 	opened := time.Since(start)
 	if err == nil {
+		time.Sleep(100 * time.Millisecond) // the offsets the open asked for grow old: the read asks again
 		start = time.Now()
 		_, err = f.Read(make([]byte, 100))
 		f.Close()
@@ -76,6 +78,9 @@ func TestKafkaRequestDeadline(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond)
 	// stat of a partition never looked at: its offsets, then its last tile
 	timed("stat u/0/log", timeout+500*time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
+	// a window's lookup: its offsets, then the records at its start
+	timed("stat t/0/@offset/1", timeout+500*time.Millisecond)
 	if !strings.Contains(d.log.String(), "request's") {
 		t.Errorf("no log line names the request's deadline:\n%s", tail(d.log.String(), 3000))
 	}
