@@ -4,9 +4,5 @@
 # to kcat on the same cluster in the same run. Needs root, /dev/fuse and
 # kcat. Options go to kafkabench:
 #   bench/kafka.sh -records 1000000 -lookups 200 -partitions 1000 [-work DIR]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-mkdir -p bin
-go build -o bin/partfs ./cmd/partfs
-go build -o bin/kafkabench ./bench/kafkabench
+. "$(dirname "$0")/build.sh" kafkabench
 exec bin/kafkabench -partfs bin/partfs "$@"

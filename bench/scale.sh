@@ -6,10 +6,5 @@
 # and /dev/fuse. Options go to scalebench:
 #   bench/scale.sh -rounds 3 -topics 100 -per 100 -records 1500000 [-huge] [-work DIR]
 # PARTFS_BENCH_HUGE=1 adds the 100,000-partition run (minutes; not in CI).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-mkdir -p bin
-go build -o bin/partfs ./cmd/partfs
-go build -o bin/fsbench-baseline ./bench/baseline
-go build -o bin/scalebench ./bench/scalebench
+. "$(dirname "$0")/build.sh" baseline scalebench
 exec bin/scalebench -partfs bin/partfs -baseline bin/fsbench-baseline "$@"

@@ -6,9 +6,5 @@
 # the same records as JSON text, measured in the same run. Needs root and
 # /dev/fuse. Options go to schemabench:
 #   bench/schema.sh -records 1000000 -rounds 3 [-work DIR]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-mkdir -p bin
-go build -o bin/partfs ./cmd/partfs
-go build -o bin/schemabench ./bench/schemabench
+. "$(dirname "$0")/build.sh" schemabench
 exec bin/schemabench -partfs bin/partfs "$@"

@@ -35,14 +35,10 @@ func put(t *testing.T, fs vfs.FS, name, text string) {
 
 func get(t *testing.T, fs vfs.FS, name string) string {
 	t.Helper()
-	f, err := fs.Open(name)
+	b, err := vfs.ReadFile(fs, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	fi, _ := f.Stat()
-	b := make([]byte, fi.Size())
-	f.ReadAt(b, 0)
 	return string(b)
 }
 

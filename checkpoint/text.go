@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -15,23 +14,14 @@ import (
 
 // readAll returns the file's contents; a missing file reads as empty.
 func readAll(fs vfs.FS, path string) ([]byte, error) {
-	f, err := fs.Open(path)
+	b, err := vfs.ReadFile(fs, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", path, err)
-	}
-	buf := make([]byte, fi.Size())
-	if _, err := f.ReadAt(buf, 0); err != nil && !(errors.Is(err, io.EOF) && len(buf) == 0) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	return buf, nil
+	return b, nil
 }
 
 // readCheckpoint reads path (missing: no entries) and parses it with

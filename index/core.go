@@ -122,11 +122,10 @@ func (c *core) checkWritable(skipFullCheck bool, full int) error {
 
 // relative converts offset to a relative offset, checking its range.
 func (c *core) relative(offset int64) (int32, error) {
-	rel := offset - c.base
-	if rel < 0 || rel > math.MaxInt32 {
+	if !Indexable(c.base, offset) {
 		return 0, fmt.Errorf("offset %d in index %s with base %d: %w", offset, c.f.Name(), c.base, ErrOffsetOverflow)
 	}
-	return int32(rel), nil
+	return int32(offset - c.base), nil
 }
 
 // appendEntry writes entry at the end. REQUIRES: mu held for writing.

@@ -1,12 +1,23 @@
 package index
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // Entry sizes in bytes.
 const (
 	OffsetEntrySize = 8
 	TimeEntrySize   = 12
 )
+
+// Indexable reports whether offset can be indexed in a segment whose base
+// offset is base: its relative offset, offset - base, fits 0..MaxInt32
+// (Kafka's rule; a batch whose last offset does not goes to a new segment).
+func Indexable(base, offset int64) bool {
+	rel := offset - base
+	return rel >= 0 && rel <= math.MaxInt32
+}
 
 // DecodeOffsetEntry decodes an 8-byte .index entry.
 func DecodeOffsetEntry(b []byte) (relOffset int32, pos int32) {

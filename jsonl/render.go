@@ -87,6 +87,9 @@ func AppendInt(dst []byte, v int64) []byte {
 	if v < 0 {
 		dst, u = append(dst, '-'), -u
 	}
+	if u < 10 {
+		return append(dst, byte('0'+u))
+	}
 	if u < 1e8 {
 		return appendDigits(dst, uint32(u))
 	}

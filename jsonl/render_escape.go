@@ -49,11 +49,17 @@ func AppendString(dst []byte, s string) []byte {
 	return dst[:n+k]
 }
 
-// AppendValidString is AppendString of s when s is valid UTF-8; when
+// AppendValidString is AppendString of b when b is valid UTF-8; when
 // not, it returns dst as it was (its spare capacity perhaps written) and
-// false. Validity is found in the same pass as the escaping.
-func AppendValidString(dst []byte, s string) ([]byte, bool) {
-	return appendValidJSONString(dst, s)
+// false. Printable ASCII is copied as it is; otherwise validity is found
+// in the same pass as the escaping.
+func AppendValidString(dst, b []byte) ([]byte, bool) {
+	if plainASCII(b) {
+		dst = append(dst, '"')
+		dst = append(dst, b...)
+		return append(dst, '"'), true
+	}
+	return appendValidJSONString(dst, unsafeString(b))
 }
 
 // appendValidJSONString is AppendString of s when s is valid UTF-8;

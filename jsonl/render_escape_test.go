@@ -33,6 +33,10 @@ func checkJSONString(t *testing.T, s string) {
 				if valid != utf8.ValidString(s) || valid && !bytes.Equal(got, want) || !valid && !bytes.Equal(got, dst) || !canaryKept(backing) {
 					t.Fatalf("appendValidJSONString(cap %d, %q), SSSE3 %v = %q, %v", cap(dst), s, sse, got, valid)
 				}
+				got, valid = AppendValidString(dst, []byte(s))
+				if valid != utf8.ValidString(s) || valid && !bytes.Equal(got, want) || !valid && !bytes.Equal(got, dst) || !canaryKept(backing) {
+					t.Fatalf("AppendValidString(cap %d, %q), SSSE3 %v = %q, %v", cap(dst), s, sse, got, valid)
+				}
 			}
 		})
 	}

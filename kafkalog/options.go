@@ -2,7 +2,6 @@ package kafkalog
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/partfs/partfs/internal/tlsfiles"
 )
 
 // DefaultTimeout bounds every call to the cluster unless Options.Timeout is set.
@@ -97,28 +98,8 @@ func (o *Options) clientOpts() ([]kgo.Opt, error) {
 }
 
 func (o *Options) tlsConfig() (*tls.Config, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("--kafka-ca: %w", err)
-		}
-		tc.RootCAs = x509.NewCertPool()
-		if !tc.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--kafka-ca %s: no PEM certificate", o.CAFile)
-		}
-	}
-	if (o.CertFile == "") != (o.Key == "") {
-		return nil, errors.New("--kafka-cert and --kafka-key go together")
-	}
-	if o.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(o.CertFile, o.Key)
-		if err != nil {
-			return nil, fmt.Errorf("--kafka-cert/--kafka-key: %w", err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
+	return tlsfiles.Config(tlsfiles.File{Path: o.CAFile, Flag: "--kafka-ca"},
+		tlsfiles.File{Path: o.CertFile, Flag: "--kafka-cert"}, tlsfiles.File{Path: o.Key, Flag: "--kafka-key"})
 }
 
 func (o *Options) saslMechanism() (sasl.Mechanism, error) {

@@ -121,23 +121,13 @@ func (x *Index) catchUp() error {
 	if x.built && x.log.EndOffset() < x.next {
 		x.latest, x.next = map[uint64]int64{}, 0 // truncated: rebuild
 	}
-	segs, release := x.log.Segments()
-	defer release()
-	next := x.next
-	for _, seg := range segs {
-		if seg.Next <= next {
-			continue
+	next, err := partlog.ReadFrom(x.log, x.next, func(r *record.Record) {
+		if r.Key != nil {
+			x.latest[x.hash(r.Key)] = r.Offset
 		}
-		err := x.log.Read(seg, max(next, seg.Base), func(r *record.Record) bool {
-			if r.Key != nil {
-				x.latest[x.hash(r.Key)] = r.Offset
-			}
-			return true
-		})
-		if err != nil {
-			return fmt.Errorf("keyindex %s-%d: index segment %d: %w", x.log.Topic(), x.log.Partition(), seg.Base, err)
-		}
-		next = seg.Next
+	})
+	if err != nil {
+		return fmt.Errorf("keyindex %s-%d: index at offset %d: %w", x.log.Topic(), x.log.Partition(), next, err)
 	}
 	x.next, x.changed, x.built = next, ch, true
 	x.sweep()

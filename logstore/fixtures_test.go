@@ -65,7 +65,7 @@ func TestRealFixtures(t *testing.T) {
 	tested := 0
 	for _, bin := range bins {
 		want, err := os.ReadFile(bin + ".expected.jsonl")
-		if err != nil || strings.Contains(bin, "2and3") || strings.Contains(bin, "v2_all") || strings.Contains(bin, "index_out_of_range") {
+		if err != nil || strings.Contains(bin, "2and3") || strings.Contains(bin, "v2_all") || testfixtures.EndsCut(bin) {
 			continue // offsets going backwards (franz-go skips them) and partial tails (TestFixtureTails)
 		}
 		tested++

@@ -3,6 +3,7 @@ package logstore
 import (
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"testing"
 	"time"
@@ -41,14 +42,65 @@ func writePartition(part string, files map[string][]byte) (*vfs.CrashFS, *clock)
 	return fs, c
 }
 
-// openAt opens a store at dir with topic "t" created if new, and returns
-// it with partition 0.
-func openAt(t testing.TB, dir string, opt Options) (*Store, *Log) {
+// closedWith returns a crash filesystem whose /data holds topic "t" with
+// rs appended to partition 0, closed cleanly, and its clock.
+func closedWith(t testing.TB, rs []record.Record) (*vfs.CrashFS, *clock) {
+	t.Helper()
+	fs, c := vfs.NewCrashFS(), newClock()
+	st, l := openTest(t, fs, c, nil)
+	if _, err := l.Append(rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return fs, c
+}
+
+// appendOutOfOrder appends n batches of 1 to 8 records whose CreateTimes
+// wander up to 1.5 s either side of a time that starts at 1,000,000 ms and
+// rises 200 ms a batch; with values, each record's value is 0 to 59 zero
+// bytes drawn from rng after its time. It returns the time after the last
+// batch.
+func appendOutOfOrder(t testing.TB, l *Log, rng *rand.Rand, n int, values bool) int64 {
+	t.Helper()
+	ts := int64(1_000_000)
+	for i := 0; i < n; i++ {
+		rs := recs(1+rng.Intn(8), fmt.Sprint(i), 0)
+		for j := range rs {
+			rs[j].Timestamp = ts + int64(rng.Intn(3000)) - 1500
+			if values {
+				rs[j].Value = make([]byte, rng.Intn(60))
+			}
+		}
+		ts += 200
+		if _, err := l.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ts
+}
+
+// openTopics opens a store at dir and creates the topics named.
+func openTopics(t testing.TB, dir string, opt Options, topics ...string) *Store {
 	t.Helper()
 	st, err := Open(dir, opt)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
+	for _, name := range topics {
+		if err := st.CreateTopic(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+// openAt opens a store at dir with topic "t" created if new, and returns
+// it with partition 0.
+func openAt(t testing.TB, dir string, opt Options) (*Store, *Log) {
+	t.Helper()
+	st := openTopics(t, dir, opt)
 	if _, err := st.Partitions("t"); err != nil {
 		if err := st.CreateTopic("t"); err != nil {
 			t.Fatalf("create topic: %v", err)
@@ -97,6 +149,16 @@ func readLog(t testing.TB, l partlog.Log, from int64) []rec {
 		}
 	}
 	return out
+}
+
+// readFileBytes reads the file at path on fs whole.
+func readFileBytes(t testing.TB, fs vfs.FS, path string) []byte {
+	t.Helper()
+	b, err := vfs.ReadFile(fs, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func fileSize(t testing.TB, fs vfs.FS, path string) int64 {

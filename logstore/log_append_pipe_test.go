@@ -33,7 +33,7 @@ func segmentWrites(t *testing.T, opt func(vfs.FS) Options, each func(data []byte
 			return false, err
 		}
 		defer f.Close()
-		b, err := readAll(f)
+		b, err := vfs.ReadAll(f)
 		if err != nil {
 			return false, err
 		}

@@ -1,7 +1,6 @@
 package logstore
 
 import (
-	"fmt"
 	"math/rand"
 	"testing"
 
@@ -42,18 +41,7 @@ func testLookups(t *testing.T, codec string) {
 	cfg := map[string]string{"compression.type": codec, "segment.bytes": "4000", "index.interval.bytes": "200"}
 	st, l := openTest(t, fs, c, cfg)
 	rng := rand.New(rand.NewSource(int64(len(codec))))
-	ts := int64(1_000_000)
-	for i := 0; i < 300; i++ {
-		rs := recs(1+rng.Intn(8), fmt.Sprint(i), 0)
-		for j := range rs {
-			rs[j].Timestamp = ts + int64(rng.Intn(3000)) - 1500 // out of order CreateTime
-			rs[j].Value = make([]byte, rng.Intn(60))
-		}
-		ts += 200
-		if _, err := l.Append(rs); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ts := appendOutOfOrder(t, l, rng, 300, true) // out of order CreateTime
 	if n := len(segmentBases(l)); n < 5 {
 		t.Fatalf("only %d segments", n)
 	}

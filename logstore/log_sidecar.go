@@ -20,15 +20,10 @@ func (l *Log) LoadSidecar(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := l.fs.Open(path)
+	data, err := vfs.ReadFile(l.fs, path)
 	if isNotExist(err) {
 		return nil, fmt.Errorf("sidecar %s: %w", path, partlog.ErrNotFound)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("open sidecar %s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := readAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("read sidecar %s: %w", path, err)
 	}
@@ -110,14 +105,9 @@ func (l *Log) segmentsSidecarPath() string {
 func (l *Log) readSegmentsSidecar() (out sidecarView, found bool) {
 	out = sidecarView{segs: map[int64]sidecarSegment{}, logStart: -1}
 	path := l.segmentsSidecarPath()
-	f, err := l.fs.Open(path)
+	data, err := vfs.ReadFile(l.fs, path)
 	if isNotExist(err) {
 		return out, false
-	}
-	var data []byte
-	if err == nil {
-		data, err = readAll(f)
-		f.Close()
 	}
 	var doc segmentsSidecar
 	var body sidecarBody

@@ -100,11 +100,11 @@ func TestReadChecksBaseOffsets(t *testing.T) {
 	}
 }
 
-// TestReadChecksFirstBatchAgainstName gives a segment a file name above
-// its first batch's offset: every read of it fails with a corruption at
-// position 0, none serves the records after the first batch alone.
-func TestReadChecksFirstBatchAgainstName(t *testing.T) {
-	dir := t.TempDir()
+// misnameSegment writes 20 records to t-0 in dir in 300-byte segments,
+// closes the store and renames the third segment's files one offset above
+// its first batch; it returns that segment's true base.
+func misnameSegment(t *testing.T, dir string) int64 {
+	t.Helper()
 	st, l := openAt(t, dir, Options{NoBackground: true, Defaults: map[string]string{"segment.bytes": "300"}})
 	for i := 0; i < 20; i++ {
 		if _, err := l.Append(recs(1, fmt.Sprint("v", i), 1)); err != nil {
@@ -121,9 +121,18 @@ func TestReadChecksFirstBatchAgainstName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, l = openAt(t, dir, Options{NoBackground: true})
+	return base
+}
+
+// TestReadChecksFirstBatchAgainstName gives a segment a file name above
+// its first batch's offset: every read of it fails with a corruption at
+// position 0, none serves the records after the first batch alone.
+func TestReadChecksFirstBatchAgainstName(t *testing.T) {
+	dir := t.TempDir()
+	base := misnameSegment(t, dir)
+	st, l := openAt(t, dir, Options{NoBackground: true})
 	defer st.Close()
-	segs, release = l.Segments()
+	segs, release := l.Segments()
 	defer release()
 	for _, seg := range segs {
 		if seg.Base != base+1 {
@@ -147,22 +156,8 @@ func TestReadChecksFirstBatchAgainstName(t *testing.T) {
 // partition unopened, where it used to truncate the whole segment.
 func TestRecoveryKeepsMisnamedSegment(t *testing.T) {
 	dir := t.TempDir()
-	st, l := openAt(t, dir, Options{NoBackground: true, Defaults: map[string]string{"segment.bytes": "300"}})
-	for i := 0; i < 20; i++ {
-		if _, err := l.Append(recs(1, fmt.Sprint("v", i), 1)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	segs, release := l.Segments()
-	base := segs[2].Base
-	release()
-	st.Close()
+	base := misnameSegment(t, dir)
 	part := dir + "/t-0"
-	for _, suf := range []string{kafkaname.LogSuffix, kafkaname.IndexSuffix, kafkaname.TimeIndexSuffix} {
-		if err := vfs.Default.Rename(segmentPath(part, base, suf), segmentPath(part, base+1, suf)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	seg := segmentPath(part, base+1, kafkaname.LogSuffix)
 	size := fileSize(t, vfs.Default, seg)
 	for _, f := range []string{kafkaname.CleanShutdownFile, kafkaname.RecoveryPointFile} {

@@ -2,7 +2,6 @@ package logstore
 
 import (
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,11 +86,8 @@ func (s *segment) closeFiles() error {
 }
 
 // fits reports whether a batch ending at lastOffset keeps its relative
-// offset within 32 bits (Kafka's index rule).
-func (s *segment) fits(lastOffset int64) bool {
-	d := lastOffset - s.base
-	return d >= 0 && d <= math.MaxInt32
-}
+// offset within 32 bits (index.Indexable).
+func (s *segment) fits(lastOffset int64) bool { return index.Indexable(s.base, lastOffset) }
 
 // appendBatch writes one encoded batch at the end of the segment and applies
 // Kafka's index rule (LogSegment.append). REQUIRES: Log.mu held.

@@ -88,7 +88,7 @@ func must(t *testing.T, err error) {
 }
 
 // BenchmarkCheckUnchanged: the cost of the check an append makes (one
-// fstat through the open-file cache), and its share of an append of one
+// fstat through the BudgetFS), and its share of an append of one
 // small record to an OS file, measured in the same run (x-share).
 func BenchmarkCheckUnchanged(b *testing.B) {
 	dir := benchDir(b)

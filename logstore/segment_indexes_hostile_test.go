@@ -64,17 +64,7 @@ func TestHostileIndexesMatchLinearScan(t *testing.T) {
 			cfg := map[string]string{"segment.bytes": "15000", "index.interval.bytes": "300"}
 			st, l := openTest(t, fs, c, cfg)
 			rng := rand.New(rand.NewSource(int64(len(name))))
-			ts := int64(1_000_000)
-			for i := 0; i < 400; i++ {
-				rs := recs(1+rng.Intn(8), fmt.Sprint(i), 0)
-				for j := range rs {
-					rs[j].Timestamp = ts + int64(rng.Intn(3000)) - 1500
-				}
-				ts += 200
-				if _, err := l.Append(rs); err != nil {
-					t.Fatal(err)
-				}
-			}
+			ts := appendOutOfOrder(t, l, rng, 400, false)
 			all, end := readLog(t, l, 0), l.EndOffset()
 			bases := segmentBases(l)
 			if len(bases) < 3 {

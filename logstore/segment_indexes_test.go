@@ -11,20 +11,6 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-func readFileBytes(t testing.TB, fs vfs.FS, path string) []byte {
-	t.Helper()
-	f, err := fs.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b, err := readAll(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // modelIndexes applies Kafka's rule to the batches of a .log and returns
 // the expected .index and .timeindex bytes (with the final time entry).
 func modelIndexes(t testing.TB, logBytes []byte, base int64, interval int) ([]byte, []byte) {

@@ -186,11 +186,7 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	var errs []error
 	for base, entries := range bySeg {
 		path := segmentPath(l.dir, base, kafkaname.TxnIndexSuffix)
-		var old []byte
-		if f, err := l.fs.Open(path); err == nil {
-			old, _ = readAll(f)
-			f.Close()
-		}
+		old, _ := vfs.ReadFile(l.fs, path)
 		errs = append(errs, vfs.WriteFileDurable(l.fs, path, append(old, entries...)))
 	}
 	return errors.Join(errs...)
@@ -201,17 +197,11 @@ func (l *Log) loadTxnIndexes() error {
 	var errs []error
 	for _, s := range l.segs {
 		path := segmentPath(l.dir, s.base, kafkaname.TxnIndexSuffix) + s.suffix
-		f, err := l.fs.Open(path)
+		data, err := vfs.ReadFile(l.fs, path)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)
 			}
-			continue
-		}
-		data, err := readAll(f)
-		f.Close()
-		if err != nil {
-			errs = append(errs, err)
 			continue
 		}
 		ts, err := parseTxnIndex(data, path)

@@ -126,7 +126,7 @@ func (st *Store) writeOffsets(name string, m map[checkpoint.TopicPartition]int64
 	path := st.path(name)
 	saved, ok := st.cpSaved[name]
 	if !ok {
-		saved, _ = readFile(st.fs, path)
+		saved, _ = vfs.ReadFile(st.fs, path)
 	}
 	if saved != nil && bytes.Equal(saved, data) {
 		st.cpSaved[name] = saved
@@ -138,16 +138,6 @@ func (st *Store) writeOffsets(name string, m map[checkpoint.TopicPartition]int64
 	}
 	st.cpSaved[name] = data
 	return nil
-}
-
-// readFile reads the whole file at path (nil when it cannot).
-func readFile(fs vfs.FS, path string) ([]byte, error) {
-	f, err := fs.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readAll(f)
 }
 
 // ensureMetaProperties writes a KRaft-style meta.properties when missing.

@@ -34,18 +34,9 @@ func fileMarks(t *testing.T, dir string) map[string][4]int64 {
 // before (trimmed indexes, sidecar) and reads back after a reopen.
 func TestCloseLeavesUnchangedPartitionsAlone(t *testing.T) {
 	dir := t.TempDir()
-	open := func() *Store {
-		st, err := Open(dir, Options{NoBackground: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	st := open()
+	open := func() *Store { return openTopics(t, dir, Options{NoBackground: true}) }
+	st := openTopics(t, dir, Options{NoBackground: true}, "a", "b")
 	for _, name := range []string{"a", "b"} {
-		if err := st.CreateTopic(name); err != nil {
-			t.Fatal(err)
-		}
 		for n := 1; n < 3; n++ {
 			if err := st.AddPartition(name, n); err != nil {
 				t.Fatal(err)
@@ -118,18 +109,10 @@ func TestCloseLeavesUnchangedPartitionsAlone(t *testing.T) {
 // an index that disagrees is rewritten with the entries its segment gives.
 func TestRecoveryLeavesUnchangedPartitionsAlone(t *testing.T) {
 	dir := t.TempDir()
-	open := func() *Store {
-		st, err := Open(dir, Options{NoBackground: true, Defaults: map[string]string{"index.interval.bytes": "1"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	st := open()
+	opt := Options{NoBackground: true, Defaults: map[string]string{"index.interval.bytes": "1"}}
+	open := func() *Store { return openTopics(t, dir, opt) }
+	st := openTopics(t, dir, opt, "a", "b")
 	for _, name := range []string{"a", "b"} {
-		if err := st.CreateTopic(name); err != nil {
-			t.Fatal(err)
-		}
 		if err := st.AddPartition(name, 1); err != nil {
 			t.Fatal(err)
 		}

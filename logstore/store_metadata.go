@@ -8,6 +8,7 @@ import (
 
 	"github.com/partfs/partfs/internaltopic"
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // metadataTopic is KRaft's metadata log. A broker's raft layer owns it,
@@ -85,7 +86,7 @@ func (st *Store) applySnapshot(dir string, c *internaltopic.Configs) (int64, err
 		return 0, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	data, err := readAll(f)
+	data, err := vfs.ReadAll(f)
 	if err != nil {
 		return 0, fmt.Errorf("read %s: %w", path, err)
 	}

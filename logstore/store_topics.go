@@ -13,7 +13,6 @@ import (
 	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
-	"github.com/partfs/partfs/vfs"
 )
 
 // topicConfig is the effective configuration of overrides on the store's
@@ -233,16 +232,3 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 }
 
 func isNotExist(err error) bool { return err != nil && errors.Is(err, os.ErrNotExist) }
-
-func readAll(f vfs.File) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, fi.Size())
-	n, err := f.ReadAt(buf, 0)
-	if n == len(buf) {
-		return buf, nil
-	}
-	return buf[:n], err
-}

@@ -61,14 +61,9 @@ func (st *Store) readTopicsFile() *storedTopics {
 	s := &storedTopics{raw: map[string]json.RawMessage{}, sums: map[string]string{},
 		gens: map[string]uint64{}, overrides: map[string]map[string]string{}, bad: map[string]error{}}
 	path := st.path(TopicsFile)
-	f, err := st.fs.Open(path)
+	data, err := vfs.ReadFile(st.fs, path)
 	if isNotExist(err) {
 		return s
-	}
-	var data []byte
-	if err == nil {
-		data, err = readAll(f)
-		f.Close()
 	}
 	var doc topicsDoc
 	if err == nil {

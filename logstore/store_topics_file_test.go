@@ -16,20 +16,6 @@ func writeFile(t *testing.T, fs vfs.FS, path, text string) {
 	}
 }
 
-func readFileString(t *testing.T, fs vfs.FS, path string) string {
-	t.Helper()
-	f, err := fs.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b, err := readAll(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // TestTopicsFileKeepsEveryEntry: a config write to one topic keeps the
 // entries of topics without a directory and of topics with a damaged entry.
 func TestTopicsFileKeepsEveryEntry(t *testing.T) {
@@ -43,7 +29,7 @@ func TestTopicsFileKeepsEveryEntry(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	text := readFileString(t, fs, "/data/"+TopicsFile)
+	text := string(readFileBytes(t, fs, "/data/"+TopicsFile))
 	for _, want := range []string{`"away": {`, `"retention.ms": "-1"`, `"num": {`, `"retention.ms": 1`, `"t": {`, `"retention.ms": "5000"`} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("rewritten file lacks %s:\n%s", want, text)

@@ -19,7 +19,7 @@ func topicGenBase(t *testing.T) (*vfs.CrashFS, *clock, string) {
 	if err := st.SetTopicConfig("t", []partlog.KV{{Key: "retention.bytes", Value: "-1"}}); err != nil {
 		t.Fatal(err)
 	}
-	older := readFileString(t, fs, "/data/"+TopicsFile) // without retention.ms=-1
+	older := string(readFileBytes(t, fs, "/data/"+TopicsFile)) // without retention.ms=-1
 	if err := st.SetTopicConfig("t", []partlog.KV{{Key: "retention.ms", Value: "-1"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -180,19 +180,28 @@ func skipBefore(data []byte, h *BatchHeader, from int64) ([]byte, int32, string)
 			break
 		}
 		// the record skipSimple stopped at: the one sought, or another shape
-		size, off, _, reason := RecordPrefix(data, h)
-		if reason == "" && size > int64(len(data)) {
-			reason = fmt.Sprintf("%d bytes run past the batch end", size)
-		}
+		size, reached, reason := prefixBefore(data, h, from)
 		if reason != "" {
 			return data, i, reason
 		}
-		if off >= from {
+		if reached {
 			break
 		}
 		data, i = data[size:], i+1
 	}
 	return data, i, ""
+}
+
+// prefixBefore parses the prefix of the record at data[0] (RecordPrefix)
+// and checks that it lies inside data: it returns the record's size,
+// whether its offset is at or after from, and what is malformed ("" for
+// nothing).
+func prefixBefore(data []byte, h *BatchHeader, from int64) (size int64, reached bool, reason string) {
+	size, off, _, reason := RecordPrefix(data, h)
+	if reason == "" && size > int64(len(data)) {
+		reason = fmt.Sprintf("%d bytes run past the batch end", size)
+	}
+	return size, off >= from, reason
 }
 
 // skipSimple is skipBefore's loop over records (at most want) whose

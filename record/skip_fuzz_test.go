@@ -1,23 +1,17 @@
 package record
 
-import (
-	"fmt"
-	"testing"
-)
+import "testing"
 
 // skipBeforeByPrefix is skipBefore as it was before skipSimple: one
-// RecordPrefix per record.
+// RecordPrefix (through prefixBefore) per record.
 func skipBeforeByPrefix(data []byte, h *BatchHeader, from int64) ([]byte, int32, string) {
 	i := int32(0)
 	for ; i < h.NumRecords && len(data) > 0; i++ {
-		size, off, _, reason := RecordPrefix(data, h)
-		if reason == "" && size > int64(len(data)) {
-			reason = fmt.Sprintf("%d bytes run past the batch end", size)
-		}
+		size, reached, reason := prefixBefore(data, h, from)
 		if reason != "" {
 			return data, i, reason
 		}
-		if off >= from {
+		if reached {
 			break
 		}
 		data = data[size:]

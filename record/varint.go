@@ -66,21 +66,8 @@ func readVarint32(b []byte) (v int32, n int) {
 
 //go:noinline
 func readVarint32Slow(b []byte) (v int32, n int) {
-	var u uint32
-	for i := 0; i < 5; i++ {
-		if i >= len(b) {
-			return 0, 0
-		}
-		c := b[i]
-		if i == 4 && c > 0x0f {
-			return 0, -1
-		}
-		u |= uint32(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			return int32(u>>1) ^ -int32(u&1), i + 1
-		}
-	}
-	return 0, -1
+	u, n := readUvarintSlow(b, 5, 0x0f)
+	return int32(uint32(u)>>1) ^ -int32(u&1), n
 }
 
 // readVarint64 reads a zigzag varint of at most 10 bytes (1 byte inlined).
@@ -93,18 +80,25 @@ func readVarint64(b []byte) (v int64, n int) {
 
 //go:noinline
 func readVarint64Slow(b []byte) (v int64, n int) {
-	var u uint64
-	for i := 0; i < 10; i++ {
+	u, n := readUvarintSlow(b, 10, 1)
+	return int64(u>>1) ^ -int64(u&1), n
+}
+
+// readUvarintSlow reads an unsigned varint of at most size bytes whose
+// last byte may hold at most top. n is the number of bytes read; n <= 0
+// means too short (0) or overlong (<0), and u is then 0.
+func readUvarintSlow(b []byte, size int, top byte) (u uint64, n int) {
+	for i := 0; i < size; i++ {
 		if i >= len(b) {
 			return 0, 0
 		}
 		c := b[i]
-		if i == 9 && c > 1 {
+		if i == size-1 && c > top {
 			return 0, -1
 		}
 		u |= uint64(c&0x7f) << (7 * i)
 		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), i + 1
+			return u, i + 1
 		}
 	}
 	return 0, -1

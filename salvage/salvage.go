@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/partfs/partfs/index"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/progress"
@@ -201,5 +201,5 @@ func rebuild(dst string, lg *logrus.Entry) error {
 // fits reports whether a batch of offsets [base, last] belongs in a
 // segment at segBase whose next segment starts at next (-1: last segment).
 func fits(base, last, segBase, next int64) bool {
-	return base >= segBase && last-segBase <= math.MaxInt32 && (next < 0 || last < next)
+	return base >= segBase && index.Indexable(segBase, last) && (next < 0 || last < next)
 }

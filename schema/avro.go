@@ -54,11 +54,17 @@ var decoders = sync.Pool{New: func() any {
 }}
 
 func (c *avroCodec) appendJSON(dst, data []byte) ([]byte, error) {
+	return decodeAvro(dst, data, c.prog)
+}
+
+// decodeAvro appends the JSON that render writes of data with a pooled
+// decoder, its item budget set by data's size, and returns the first error.
+func decodeAvro(dst, data []byte, render avroOp) ([]byte, error) {
 	d := decoders.Get().(*avroDecoder)
 	defer decoders.Put(d)
 	d.r.Reset(data)
 	d.r.Error, d.err, d.size, d.budget = nil, nil, len(data), 8*len(data)+1024
-	dst = c.prog(d, dst)
+	dst = render(d, dst)
 	if d.r.Error != nil {
 		return dst, fmt.Errorf("avro: %w", d.r.Error)
 	}

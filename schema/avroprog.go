@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unsafe"
 
 	"github.com/hamba/avro/v2"
 
@@ -206,7 +205,7 @@ func primitiveOp(s *avro.PrimitiveSchema) avroOp {
 	case avro.String:
 		return func(d *avroDecoder, dst []byte) []byte {
 			b := d.bytes()
-			out, valid := jsonl.AppendValidString(dst, unsafe.String(unsafe.SliceData(b), len(b)))
+			out, valid := jsonl.AppendValidString(dst, b)
 			if !valid {
 				return d.fail(dst, errNotUTF8)
 			}

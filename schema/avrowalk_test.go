@@ -16,15 +16,7 @@ import (
 // reference the ops are compared with.
 
 func walkAvroJSON(s avro.Schema, dst, data []byte) ([]byte, error) {
-	d := decoders.Get().(*avroDecoder)
-	defer decoders.Put(d)
-	d.r.Reset(data)
-	d.r.Error, d.err, d.size, d.budget = nil, nil, len(data), 8*len(data)+1024
-	dst = d.value(dst, s)
-	if d.r.Error != nil {
-		return dst, fmt.Errorf("avro: %w", d.r.Error)
-	}
-	return dst, d.err
+	return decodeAvro(dst, data, func(d *avroDecoder, dst []byte) []byte { return d.value(dst, s) })
 }
 
 func (d *avroDecoder) value(dst []byte, s avro.Schema) []byte {
@@ -56,29 +48,11 @@ func (d *avroDecoder) value(dst []byte, s avro.Schema) []byte {
 		}
 		return jsonl.AppendString(dst, sym)
 	case *avro.ArraySchema:
-		dst = append(dst, '[')
-		n := 0
-		d.blocks(func() {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			n++
-			dst = d.value(dst, s.Items())
-		})
-		return append(dst, ']')
+		return d.walkBlocks(dst, '[', ']', func(dst []byte) []byte { return d.value(dst, s.Items()) })
 	case *avro.MapSchema:
-		dst = append(dst, '{')
-		n := 0
-		d.blocks(func() {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			n++
-			dst = appendString(dst, d.bytes())
-			dst = append(dst, ':')
-			dst = d.value(dst, s.Values())
+		return d.walkBlocks(dst, '{', '}', func(dst []byte) []byte {
+			return d.value(append(appendString(dst, d.bytes()), ':'), s.Values())
 		})
-		return append(dst, '}')
 	case *avro.UnionSchema:
 		i := int(r.ReadLong())
 		types := s.Types()
@@ -148,4 +122,19 @@ func (d *avroDecoder) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
 	}
 	d.err = fmt.Errorf("avro: unsupported type %s", s.Type())
 	return dst
+}
+
+// walkBlocks writes the items of an array's or a map's blocks, each by
+// item, between open and close and separated by commas.
+func (d *avroDecoder) walkBlocks(dst []byte, open, close byte, item func([]byte) []byte) []byte {
+	dst = append(dst, open)
+	n := 0
+	d.blocks(func() {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = item(dst)
+	})
+	return append(dst, close)
 }

@@ -3,13 +3,13 @@ package schema
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 
 	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/partfs/partfs/internal/tlsfiles"
 )
 
 // RegistryOptions say how to reach a Schema Registry.
@@ -26,28 +26,8 @@ func (o *RegistryOptions) tlsConfig() (*tls.Config, error) {
 	if o.CAFile == "" && o.CertFile == "" && o.KeyFile == "" {
 		return nil, nil
 	}
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
-		if err != nil {
-			return nil, err
-		}
-		tc.RootCAs = x509.NewCertPool()
-		if !tc.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%s: no PEM certificate", o.CAFile)
-		}
-	}
-	if (o.CertFile == "") != (o.KeyFile == "") {
-		return nil, errors.New("a client certificate needs its key and the other way round")
-	}
-	if o.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
-		if err != nil {
-			return nil, err
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
+	return tlsfiles.Config(tlsfiles.File{Path: o.CAFile, Flag: "--schema-registry-ca"},
+		tlsfiles.File{Path: o.CertFile, Flag: "--schema-registry-cert"}, tlsfiles.File{Path: o.KeyFile, Flag: "--schema-registry-key"})
 }
 
 // Registry is the Source of a Schema Registry's REST API (franz-go's sr

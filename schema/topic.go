@@ -89,21 +89,10 @@ func (t *Topic) catchUp() error {
 	if t.log.EndOffset() <= t.next {
 		return nil
 	}
-	segs, release := t.log.Segments()
-	defer release()
-	for _, s := range segs {
-		if s.Next <= t.next {
-			continue
-		}
-		err := t.log.Read(s, max(t.next, s.Base), func(r *record.Record) bool {
-			t.fold(r)
-			t.next = r.Offset + 1
-			return true
-		})
-		if err != nil {
-			return fmt.Errorf("%s: %w", TopicName, err)
-		}
-		t.next = max(t.next, s.Next)
+	next, err := partlog.ReadFrom(t.log, t.next, t.fold)
+	t.next = next
+	if err != nil {
+		return fmt.Errorf("%s: %w", TopicName, err)
 	}
 	return nil
 }

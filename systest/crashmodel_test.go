@@ -1,9 +1,7 @@
 package systest
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -103,13 +101,6 @@ const (
 	retained                 // retention: whole segments from the start
 )
 
-// jsonRec is one line of log.jsonl.
-type jsonRec struct {
-	Offset int64   `json:"offset"`
-	Key    *string `json:"key"`
-	Value  *string `json:"value"`
-}
-
 // partState is what the mount serves of one partition now.
 type partState struct {
 	recs []jsonRec
@@ -124,16 +115,11 @@ func readPartState(t testing.TB, d *daemon, part string) partState {
 	t.Helper()
 	var ps partState
 	logStart := statField(t, d, part, "log_start_offset")
-	data := testutil.ReadFile(t, d.path(part, "log.jsonl"))
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r jsonRec
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s/log.jsonl: torn or corrupt line %q: %v", part, sc.Text(), err)
-		}
-		ps.recs = append(ps.recs, r)
+	recs, err := parseJSONL(testutil.ReadFile(t, d.path(part, "log.jsonl")))
+	if err != nil {
+		t.Fatalf("%s/log.jsonl: %v", part, err)
 	}
+	ps.recs = recs
 	ps.end = statField(t, d, part, "log_end_offset")
 	ps.start = ps.end
 	if len(ps.recs) > 0 {

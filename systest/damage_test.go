@@ -1,13 +1,9 @@
 package systest
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -249,9 +245,7 @@ func runDamage(t *testing.T, dir string, tc damageCase, m model) {
 		}
 	}
 	mdir := dir + ".mount"
-	if out, err := exec.Command("cp", "-a", dir, mdir).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
+	run(t, "cp", "-a", dir, mdir)
 	t.Run("mount", func(t *testing.T) { mountDamaged(t, mdir, tc, m) })
 	lg := testutil.NewLogger()
 	st, err := openStore(t, dir, lg.Entry)
@@ -355,11 +349,13 @@ func mountDamaged(t *testing.T, data string, tc damageCase, m model) {
 	raw, err := os.ReadFile(d.path(tc.topic, "0", "log.jsonl"))
 	want := m[tpKey(tc.topic, 0)]
 	var offs []int64
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for sc.Scan() {
-		var r jsonRec
-		if jerr := json.Unmarshal(sc.Bytes(), &r); jerr != nil || r.Value == nil {
-			t.Fatalf("served a torn or corrupt line %q", sc.Text())
+	recs, perr := parseJSONL(raw)
+	if perr != nil {
+		t.Fatalf("served a %v", perr)
+	}
+	for _, r := range recs {
+		if r.Value == nil {
+			t.Fatalf("served a null value at offset %d", r.Offset)
 		}
 		if r.Offset >= int64(len(want)) || *r.Value != want[r.Offset] {
 			t.Fatalf("offset %d: served %q, not what was written", r.Offset, *r.Value)

@@ -1,14 +1,11 @@
 package systest
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -195,14 +192,9 @@ func servedOrClosed(t *testing.T, d *daemon, want []string, closedOK bool) (open
 		}
 		t.Fatalf("read d/0/log.jsonl: %v", err)
 	}
-	var got []jsonRec
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for sc.Scan() {
-		var r jsonRec
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("line %q: %v", sc.Text(), err)
-		}
-		got = append(got, r)
+	got, err := parseJSONL(raw)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for i, w := range want {
 		if i >= len(got) {
@@ -248,9 +240,7 @@ func TestDerivedFileFaults(t *testing.T) {
 			}
 			t.Run(f.name+"/"+kind, func(t *testing.T) {
 				dir := filepath.Join(top, fmt.Sprintf("row%d-%d", fi, ki))
-				if out, err := exec.Command("cp", "-a", base, dir).CombinedOutput(); err != nil {
-					t.Fatalf("cp: %v %s", err, out)
-				}
+				run(t, "cp", "-a", base, dir)
 				rel := f.path(dir)
 				damage(t, filepath.Join(dir, rel), kind, older[f.name])
 				d := startDaemon(t, dir, dir+".mnt")

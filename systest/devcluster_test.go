@@ -2,7 +2,8 @@ package systest
 
 import (
 	"bufio"
-	"bytes"
+	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -19,24 +20,8 @@ import (
 func TestDevClusterRoundTripsKcat(t *testing.T) {
 	testutil.Kcat(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		cmd := exec.Command(partfsBin, "dev-cluster", "--listen", "127.0.0.1:0", "--topic", "demo")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		addr, err := bufio.NewReader(stdout).ReadString('\n')
-		go func() { done <- cmd.Wait() }()
-		addr = strings.TrimSpace(addr)
-		if err != nil || !strings.HasPrefix(addr, "127.0.0.1:") {
-			cmd.Process.Kill()
-			t.Fatalf("first stdout line %q (%v); stderr:\n%s", addr, err, stderr.String())
-		}
+		var stderr testutil.SyncBuffer
+		cmd, addr, done := devClusterProc(t, &stderr, "--topic", "demo")
 		in := "k1:hello\nk2:second record\n:no key\n"
 		testutil.RunKcat(t, in, "-P", "-b", addr, "-t", "demo", "-p", "0", "-K:", "-H", "src=kcat", "-H", "n=2")
 		got := testutil.RunKcat(t, "", "-C", "-b", addr, "-t", "demo", "-p", "0", "-o", "beginning", "-e", "-q", "-f", "%o|%k|%s|%h\n")
@@ -53,7 +38,6 @@ func TestDevClusterRoundTripsKcat(t *testing.T) {
 				t.Fatalf("after %v: %v\n%s", sig, err, stderr.String())
 			}
 		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
 			t.Fatalf("still running 10 s after %v", sig)
 		}
 		if !strings.Contains(stderr.String(), "stopping") {
@@ -64,4 +48,35 @@ func TestDevClusterRoundTripsKcat(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "usage: partfs dev-cluster") || !strings.Contains(string(out), "--listen") {
 		t.Errorf("dev-cluster --help: %v\n%s", err, out)
 	}
+}
+
+// devClusterProc runs `partfs dev-cluster --listen 127.0.0.1:0` with args
+// in a child process (so that it can be stopped and killed), its stderr
+// to stderr, and returns it, the brokers of its first stdout line and its
+// exit status (sent once it exits, the channel closed after). The test's
+// end kills it.
+func devClusterProc(t *testing.T, stderr io.Writer, args ...string) (*exec.Cmd, string, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(partfsBin, append([]string{"dev-cluster", "--listen", "127.0.0.1:0"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
+		_ = cmd.Process.Kill()
+		<-done
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	go func() { done <- cmd.Wait(); close(done) }()
+	if line = strings.TrimSpace(line); err != nil || !strings.HasPrefix(line, "127.0.0.1:") {
+		logged, _ := stderr.(fmt.Stringer)
+		t.Fatalf("dev-cluster's first stdout line %q (%v); stderr: %v", line, err, logged)
+	}
+	return cmd, line, done
 }

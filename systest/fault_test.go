@@ -1,7 +1,6 @@
 package systest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -97,14 +96,13 @@ func unclean(t *testing.T, dir string) {
 // jsonlOffsets reads log.jsonl of part through the mount.
 func jsonlOffsets(d *daemon, part ...string) ([]int64, error) {
 	raw, err := os.ReadFile(d.path(append(part, "log.jsonl")...))
-	var offs []int64
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for sc.Scan() {
-		var r jsonRec
-		if jerr := json.Unmarshal(sc.Bytes(), &r); jerr != nil {
-			return offs, fmt.Errorf("line %q: %v", sc.Text(), jerr)
-		}
-		offs = append(offs, r.Offset)
+	recs, perr := parseJSONL(raw)
+	offs := make([]int64, len(recs))
+	for i, r := range recs {
+		offs[i] = r.Offset
+	}
+	if perr != nil {
+		return offs, perr
 	}
 	return offs, err
 }

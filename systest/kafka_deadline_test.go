@@ -1,9 +1,7 @@
 package systest
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,31 +9,6 @@ import (
 
 	"github.com/partfs/partfs/internal/testutil"
 )
-
-// devClusterProc runs `partfs dev-cluster` with args in a child process
-// (so that it can be stopped and killed) and returns it and its brokers.
-func devClusterProc(t *testing.T, args ...string) (*exec.Cmd, string) {
-	t.Helper()
-	cmd := exec.Command(partfsBin, append([]string{"dev-cluster", "--listen", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGCONT)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dev-cluster: %v", err)
-	}
-	return cmd, strings.TrimSpace(line)
-}
 
 // timedOps are system calls on a cluster mount, each of which asks the
 // cluster something; run against an unreachable cluster, each must end
@@ -112,7 +85,7 @@ func openFiles(t *testing.T, d *daemon) (w, r *os.File) {
 // mount works again.
 func TestKafkaDeadlines(t *testing.T) {
 	testutil.NeedFUSE(t)
-	cluster, addr := devClusterProc(t)
+	cluster, addr, exited := devClusterProc(t, os.Stderr, "--log-level", "warn")
 	d := kafkaMount(t, addr, "", "--kafka-timeout", "1s")
 	d.sh("mkdir t && seq 1 100 >> t/0/log && cat t/0/log >/dev/null")
 	limit := 2 * time.Second
@@ -124,19 +97,13 @@ func TestKafkaDeadlines(t *testing.T) {
 	if err := cluster.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	var out string
-	var err error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if out, err = testutil.Sh(d.mnt, "echo after >> t/0/log && tail -n 1 t/0/log", 10*time.Second); err == nil {
-			break
-		}
-	}
+	out, err := d.shOnceUp("echo after >> t/0/log && tail -n 1 t/0/log")
 	if err != nil || out != "after\n" {
 		t.Fatalf("after the cluster continues: %v %q\n%s", err, out, tail(d.log.String(), 2000))
 	}
 	w, r = openFiles(t, d)
 	_ = cluster.Process.Kill()
-	_ = cluster.Wait()
+	<-exited
 	runTimedOps(t, d, "killed", limit, w, r)
 	w.Close()
 	r.Close()

@@ -381,13 +381,7 @@ func TestKafkaClusterStopsAnswering(t *testing.T) {
 		t.Errorf("no log line naming broker, topic and partition:\n%s", tail(d.log.String(), 2000))
 	}
 	down.Store(false)
-	var out string
-	var err error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if out, err = testutil.Sh(d.mnt, "echo after >> t/0/log && cat t/0/log", 10*time.Second); err == nil {
-			break
-		}
-	}
+	out, err := d.shOnceUp("echo after >> t/0/log && cat t/0/log")
 	if err != nil || !strings.HasPrefix(out, "before\n") || !strings.HasSuffix(out, "after\n") {
 		t.Fatalf("after the cluster answers again: %v %q", err, out)
 	}
@@ -419,9 +413,7 @@ func TestKafkaMountHelperAndScript(t *testing.T) {
 	if out, err := testutil.Sh(mnt, "mkdir t && echo hello >> t/0/log && cat t/0/log", 30*time.Second); err != nil || out != "hello\n" {
 		t.Fatalf("through the helper's mount: %v %q", err, out)
 	}
-	if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
-		t.Fatalf("umount: %v %s", err, out)
-	}
+	run(t, "umount", mnt)
 	waitFile(t, logf, "clean shutdown")
 	script, err := filepath.Abs("../mount.sh")
 	if err != nil {
@@ -437,9 +429,7 @@ func TestKafkaMountHelperAndScript(t *testing.T) {
 	if out, err := testutil.Sh(mnt2, "cat t/0/log", 30*time.Second); err != nil || out != "hello\n" {
 		t.Fatalf("through mount.sh's mount: %v %q", err, out)
 	}
-	if out, err := exec.Command(script, "-u", mnt2).CombinedOutput(); err != nil {
-		t.Fatalf("mount.sh -u: %v\n%s", err, out)
-	}
+	run(t, script, "-u", mnt2)
 }
 
 // consume reads partition 0 of topic from the start to its end with

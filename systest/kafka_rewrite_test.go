@@ -239,7 +239,7 @@ func TestKafkaReadCommitted(t *testing.T) {
 		t.Fatalf("kcat read_committed reads %q", want)
 	}
 	var got strings.Builder
-	for _, r := range parseJSONL(t, d.sh("cat txn/0/log.jsonl")) {
+	for _, r := range jsonlRecs(t, d.sh("cat txn/0/log.jsonl")) {
 		fmt.Fprintf(&got, "%d %s\n", r.Offset, *r.Value)
 	}
 	if got.String() != want {

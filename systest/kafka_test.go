@@ -1,6 +1,8 @@
 package systest
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -58,8 +60,22 @@ func (d *daemon) sh(script string) string {
 	return out
 }
 
-// kafkaRec is one line of log.jsonl.
-type kafkaRec struct {
+// shOnceUp runs script in the mount (10 s each time) every 200 ms until it
+// succeeds, for up to 20 s (a cluster coming back), and returns its last
+// output and error.
+func (d *daemon) shOnceUp(script string) (string, error) {
+	var out string
+	var err error
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if out, err = testutil.Sh(d.mnt, script, 10*time.Second); err == nil {
+			break
+		}
+	}
+	return out, err
+}
+
+// jsonRec is one line of log.jsonl.
+type jsonRec struct {
 	Offset    int64       `json:"offset"`
 	Timestamp int64       `json:"timestamp"`
 	Key       *string     `json:"key"`
@@ -67,20 +83,31 @@ type kafkaRec struct {
 	Headers   [][2]string `json:"headers"`
 }
 
-func parseJSONL(t *testing.T, s string) []kafkaRec {
-	t.Helper()
-	var out []kafkaRec
-	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-		if line == "" {
-			continue
+// parseJSONL parses what a read of log.jsonl gave (lines up to 1 MiB): the
+// records before the first line that is not one, and an error naming that
+// line.
+func parseJSONL(raw []byte) ([]jsonRec, error) {
+	var recs []jsonRec
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r jsonRec
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return recs, fmt.Errorf("torn or corrupt line %q: %v", sc.Text(), err)
 		}
-		var r kafkaRec
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("log.jsonl line %q: %v", line, err)
-		}
-		out = append(out, r)
+		recs = append(recs, r)
 	}
-	return out
+	return recs, sc.Err()
+}
+
+// jsonlRecs is parseJSONL of text that must be records only.
+func jsonlRecs(t testing.TB, text string) []jsonRec {
+	t.Helper()
+	recs, err := parseJSONL([]byte(text))
+	if err != nil {
+		t.Fatalf("log.jsonl: %v", err)
+	}
+	return recs
 }
 
 // kcatFormat prints what the mount's log.jsonl holds, one record a line.
@@ -88,7 +115,7 @@ const kcatFormat = "%o|%T|%k|%s|%h\n"
 
 // asKcat renders JSON records as kcat -f kcatFormat -Z prints them (NULL
 // for a null key or value, headers as k=v joined by commas).
-func asKcat(recs []kafkaRec) string {
+func asKcat(recs []jsonRec) string {
 	var b strings.Builder
 	str := func(p *string) string {
 		if p == nil {
@@ -119,7 +146,7 @@ func TestKafkaKcatProducesMountReads(t *testing.T) {
 		d.sh("mkdir " + topic)
 		kcat(t, addr, input.String(), "-P", "-t", topic, "-p", "0", "-z", codec, "-K:", "-H", "h1=x", "-H", "h2=y y")
 		want := kcat(t, addr, "", "-C", "-t", topic, "-p", "0", "-e", "-q", "-Z", "-f", kcatFormat)
-		got := asKcat(parseJSONL(t, d.sh("cat "+topic+"/0/log.jsonl")))
+		got := asKcat(jsonlRecs(t, d.sh("cat "+topic+"/0/log.jsonl")))
 		if got != want || strings.Count(want, "\n") != 300 {
 			t.Errorf("%s: log.jsonl as kcat prints it:\n%.600s\nkcat -C:\n%.600s", codec, got, want)
 		}
@@ -150,7 +177,7 @@ printf 'latest' > t/0/@key/k1 && test "$(cat t/0/@key/k1)" = latest && rm t/0/@k
 	if got := d.sh("cat t/0/log"); got != "one\ntwo\nthree\nv1\nv2\nlatest\n" {
 		t.Fatalf("through the mount: %q", got)
 	}
-	if out := asKcat(parseJSONL(t, d.sh("cat t/0/log.jsonl"))); out != kcat(t, addr, "", "-C", "-t", "t", "-p", "0", "-e", "-q", "-Z", "-f", kcatFormat) {
+	if out := asKcat(jsonlRecs(t, d.sh("cat t/0/log.jsonl"))); out != kcat(t, addr, "", "-C", "-t", "t", "-p", "0", "-e", "-q", "-Z", "-f", kcatFormat) {
 		t.Fatalf("log.jsonl differs from kcat -C:\n%s", out)
 	}
 }

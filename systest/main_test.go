@@ -91,6 +91,15 @@ func runPartfs(t testing.TB, args ...string) (string, int) {
 	return "", -1
 }
 
+// run runs a command to its end and fails the test, with the command's
+// output, where it fails.
+func run(t testing.TB, name string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
 var (

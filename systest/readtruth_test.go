@@ -2,7 +2,6 @@ package systest
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,10 +111,9 @@ func readJSONLValues(t *testing.T, d *daemon, topic string) []string {
 		t.Fatalf("read %s/0/log.jsonl: %v", topic, err)
 	}
 	var out []string
-	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		var r jsonRec
-		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Value == nil {
-			t.Fatalf("line %q: %v", line, err)
+	for _, r := range jsonlRecs(t, string(raw)) {
+		if r.Value == nil {
+			t.Fatalf("%s/0/log.jsonl: a null value at offset %d", topic, r.Offset)
 		}
 		out = append(out, *r.Value)
 	}

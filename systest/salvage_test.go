@@ -2,7 +2,6 @@ package systest
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,9 +37,7 @@ func TestSalvageDamageTable(t *testing.T) {
 			tc := damageCases(dir)[i]
 			applyDamage(t, dir, &tc)
 			rec := dir + ".recovered"
-			if out, err := exec.Command("cp", "-a", dir, rec).CombinedOutput(); err != nil {
-				t.Fatalf("cp: %v %s", err, out)
-			}
+			run(t, "cp", "-a", dir, rec)
 			dst := dir + ".salvaged"
 			out, code := runPartfs(t, "salvage", dir, dst)
 			if code != 0 && code != 1 {

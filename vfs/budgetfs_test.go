@@ -21,15 +21,11 @@ func newBudgetOS(t *testing.T, budget int) (*BudgetFS, string) {
 // readAll reads f whole through ReadAt.
 func readAll(t *testing.T, f File) string {
 	t.Helper()
-	fi, err := f.Stat()
+	b, err := ReadAll(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, fi.Size())
-	if _, err := f.ReadAt(buf, 0); err != nil && err != io.EOF {
-		t.Fatal(err)
-	}
-	return string(buf)
+	return string(b)
 }
 
 // createFiles creates n files holding their own names, left open.

@@ -7,8 +7,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -22,7 +20,7 @@ import (
 )
 
 var (
-	baselineBin = flag.String("baseline", "bin/fsbench-baseline", "baseline binary")
+	baselineBin = bu.BaselineFlag()
 	sizeMiB     = flag.Int("size", 1024, "MiB of input lines")
 	lineBytes   = flag.Int("line", 120, "bytes per input line, newline included (at least 12)")
 	samples     = flag.Int("samples", 200, "random lookups per latency figure")
@@ -183,23 +181,23 @@ func headLatency(dir, in string, lines int64) {
 	bd := bu.Mount(bmnt, *baselineBin, "-entry-timeout", "0", in, bmnt)
 	defer bd.Stop()
 	part := filepath.Join(dir, "pmnt", "t", "0")
-	_, first := jsonHead(filepath.Join(part, "@offset", "0.jsonl"))
-	_, last := jsonHead(filepath.Join(part, "@offset", strconv.FormatInt(lines-1, 10)+".jsonl"))
+	_, first := bu.FirstRecord(filepath.Join(part, "@offset", "0.jsonl"))
+	_, last := bu.FirstRecord(filepath.Join(part, "@offset", strconv.FormatInt(lines-1, 10)+".jsonl"))
 	rng := rand.New(rand.NewSource(1))
 	var base, off, tm, offProc, tmProc, baseProc []time.Duration
 	for i := 0; i < *samples; i++ {
 		pos := rng.Int63n(lines) * int64(max(*lineBytes, 12))
-		base = append(base, firstRead(filepath.Join(bmnt, "file"), pos, lineOf(pos/int64(max(*lineBytes, 12)))))
+		base = append(base, bu.FirstRead(filepath.Join(bmnt, "file"), pos, 8192, lineOf(pos/int64(max(*lineBytes, 12)))))
 		n := rng.Int63n(lines)
-		off = append(off, firstRead(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), 0, lineOf(n)))
+		off = append(off, bu.FirstRead(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), 0, 8192, lineOf(n)))
 		t := timeName(first+rng.Int63n(max(last-first, 1)), i)
-		tm = append(tm, firstRead(filepath.Join(part, "@time", t), 0, timeLine(part, t)))
+		tm = append(tm, bu.FirstRead(filepath.Join(part, "@time", t), 0, 8192, timeLine(part, t)))
 
 		n = rng.Int63n(lines)
-		offProc = append(offProc, headProc(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), lineOf(n)))
+		offProc = append(offProc, bu.HeadLine(filepath.Join(part, "@offset", strconv.FormatInt(n, 10)), lineOf(n)))
 		t = timeName(first+rng.Int63n(max(last-first, 1)), i)
-		tmProc = append(tmProc, headProc(filepath.Join(part, "@time", t), timeLine(part, t)))
-		baseProc = append(baseProc, headProc(filepath.Join(bmnt, "file"), lineOf(0)))
+		tmProc = append(tmProc, bu.HeadLine(filepath.Join(part, "@time", t), timeLine(part, t)))
+		baseProc = append(baseProc, bu.HeadLine(filepath.Join(bmnt, "file"), lineOf(0)))
 	}
 	b50, b95 := bu.Percentiles(base)
 	fmt.Printf("%-44s p50 %.3f ms p95 %.3f ms\n", "baseline: open+read 8 KiB+close file", bu.MS(b50), bu.MS(b95))
@@ -234,35 +232,6 @@ func timeLine(part, name string) func() string {
 	return func() string { return checkTime(part, name) }
 }
 
-// firstRead opens path, reads 8 KiB at pos (head's first read) and closes
-// it, checks that the bytes start with want(), asked after the read, and
-// returns how long the three calls took.
-func firstRead(path string, pos int64, want func() string) time.Duration {
-	buf := make([]byte, 8192)
-	start := time.Now()
-	f, err := os.Open(path)
-	if err != nil {
-		bu.Die(err)
-	}
-	n, err := f.ReadAt(buf, pos)
-	f.Close()
-	d := time.Since(start)
-	if w := want(); n == 0 || !strings.HasPrefix(string(buf[:n]), w) {
-		bu.Die(fmt.Errorf("read of %s at %d: %q, %v (want %q)", path, pos, buf[:min(n, 40)], err, w))
-	}
-	return d
-}
-
-// headProc runs head -1 path, checks that the line starts with want(),
-// asked after it ran, and returns how long the process took.
-func headProc(path string, want func() string) time.Duration {
-	out, d := bu.Run("head", "-1", path)
-	if w := want(); !strings.HasPrefix(out, w) {
-		bu.Die(fmt.Errorf("head -1 %s = %q (want %q)", path, out, w))
-	}
-	return d
-}
-
 // timeName names the time ts as @time/ takes it: epoch ms, or RFC 3339
 // in UTC for odd i.
 func timeName(ts int64, i int) string {
@@ -277,7 +246,7 @@ func timeName(ts int64, i int) string {
 // first with a timestamp at or after the name's time. It returns the
 // record's plain line prefix.
 func checkTime(part, name string) string {
-	o, ts := jsonHead(filepath.Join(part, "@time", name+".jsonl"))
+	o, ts := bu.FirstRecord(filepath.Join(part, "@time", name+".jsonl"))
 	want, err := strconv.ParseInt(name, 10, 64)
 	if err != nil {
 		t, perr := time.Parse(time.RFC3339Nano, name)
@@ -290,27 +259,11 @@ func checkTime(part, name string) string {
 		bu.Die(fmt.Errorf("@time/%s starts at offset %d of time %d", name, o, ts))
 	}
 	if o > 0 {
-		if _, prev := jsonHead(filepath.Join(part, "@offset", strconv.FormatInt(o-1, 10)+".jsonl")); prev >= want {
+		if _, prev := bu.FirstRecord(filepath.Join(part, "@offset", strconv.FormatInt(o-1, 10)+".jsonl")); prev >= want {
 			bu.Die(fmt.Errorf("@time/%s starts at offset %d, but %d has time %d", name, o, o-1, prev))
 		}
 	}
 	return fmt.Sprintf("%010d", o)
-}
-
-// jsonHead returns the offset and timestamp of the first line of a
-// log.jsonl view.
-func jsonHead(path string) (off, ts int64) {
-	f, err := os.Open(path)
-	if err != nil {
-		bu.Die(err)
-	}
-	defer f.Close()
-	line, err := bufio.NewReader(f).ReadString('\n')
-	var r struct{ Offset, Timestamp int64 }
-	if err != nil || json.Unmarshal([]byte(line), &r) != nil {
-		bu.Die(fmt.Errorf("first line of %s: %q, %v", path, line, err))
-	}
-	return r.Offset, r.Timestamp
 }
 
 // ddLatency: a 4 KiB read at a random position on a fresh open (like dd

@@ -32,7 +32,7 @@ import (
 )
 
 var (
-	baselineBin = flag.String("baseline", "bin/fsbench-baseline", "baseline binary")
+	baselineBin = bu.BaselineFlag()
 	topics      = flag.Int("topics", 100, "topics")
 	perTopic    = flag.Int("per", 100, "partitions per topic")
 	records     = flag.Int64("records", 1_500_000, "records of the line-reader partition (0: skip the line readers)")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand"
@@ -93,30 +92,6 @@ func (c *coproc) read(path string, pos int64, want string) time.Duration {
 
 func (c *coproc) stop() { c.in.Close(); _ = c.cmd.Wait() }
 
-// goPread is open + pread of n bytes at pos + close, in this process.
-func goPread(path string, pos int64, n int, want string) time.Duration {
-	buf := make([]byte, n)
-	t0 := time.Now()
-	f, err := os.Open(path)
-	must(err)
-	k, _ := f.ReadAt(buf, pos)
-	f.Close()
-	d := time.Since(t0)
-	if !strings.HasPrefix(string(buf[:k]), want) {
-		bu.Die(fmt.Errorf("pread %s at %d: %q, want %q", path, pos, buf[:min(k, 20)], want))
-	}
-	return d
-}
-
-// headOne runs head -1 path and checks the line.
-func headOne(path, want string) time.Duration {
-	out, d := bu.Run("head", "-1", path)
-	if !strings.HasPrefix(out, want) {
-		bu.Die(fmt.Errorf("head -1 %s = %q, want %q", path, out, want))
-	}
-	return d
-}
-
 const lineBytes = 120
 
 // numbered is input line i without its newline.
@@ -147,7 +122,8 @@ func runReaders(dir string, n int64) {
 	file := filepath.Join(bmnt, "file")
 	fmt.Printf("== line readers: %d records of %d bytes written by cat FILE >> log, %d keyed records; load %s", n, lineBytes, keys, loadavg())
 
-	first, last := jsonTS(filepath.Join(part, "@offset", "0.jsonl")), jsonTS(filepath.Join(part, "@offset", fmt.Sprint(n-1)+".jsonl"))
+	_, first := bu.FirstRecord(filepath.Join(part, "@offset", "0.jsonl"))
+	_, last := bu.FirstRecord(filepath.Join(part, "@offset", fmt.Sprint(n-1)+".jsonl"))
 	py := startCoproc("python3", "-c", pyReader)
 	defer py.stop()
 	var c *coproc
@@ -168,15 +144,18 @@ func runReaders(dir string, n int64) {
 		offPath := filepath.Join(part, "@offset", fmt.Sprint(o))
 		ts := first + rng.Int63n(max(last-first, 1))
 		timePath := filepath.Join(part, "@time", fmt.Sprint(ts))
-		tWant := string(numbered(nil, jsonOffset(timePath+".jsonl"))[:10])
+		tOff, _ := bu.FirstRecord(timePath + ".jsonl")
+		tWant := string(numbered(nil, tOff)[:10])
 		k := rng.Intn(keys)
 		keyPath := filepath.Join(part, "@key", fmt.Sprintf("k%d", k))
 		kWant := string(numbered(nil, int64(k))[:10])
 		pos := o * lineBytes
 		readers := map[string]func(path string, pos int64, want string) time.Duration{
-			names[0]: func(p string, _ int64, w string) time.Duration { return headOne(p, w) },
+			names[0]: func(p string, _ int64, w string) time.Duration { return bu.HeadLine(p, func() string { return w }) },
 			names[1]: py.read,
-			names[3]: func(p string, pos int64, w string) time.Duration { return goPread(p, pos, lineBytes, w) },
+			names[3]: func(p string, pos int64, w string) time.Duration {
+				return bu.FirstRead(p, pos, lineBytes, func() string { return w })
+			},
 		}
 		if c != nil {
 			readers[names[2]] = c.read
@@ -230,20 +209,4 @@ func catFigures(part, file string, size int64) {
 	mb := bu.Median(b)
 	fmt.Printf("  cat: baseline file %.0f MB/s; log %.0f MB/s (%.2fx); log.jsonl %.0f MB/s (%.2fx); load %s",
 		mb, bu.Median(l), bu.Median(l)/mb, bu.Median(j), bu.Median(j)/mb, loadavg())
-}
-
-// jsonTS and jsonOffset read the timestamp or offset of the first line
-// of a .jsonl view.
-func jsonTS(path string) int64     { return jsonFirst(path).Timestamp }
-func jsonOffset(path string) int64 { return jsonFirst(path).Offset }
-
-func jsonFirst(path string) (r struct{ Offset, Timestamp int64 }) {
-	f, err := os.Open(path)
-	must(err)
-	defer f.Close()
-	line, err := bufio.NewReader(f).ReadString('\n')
-	if err != nil || json.Unmarshal([]byte(line), &r) != nil {
-		bu.Die(fmt.Errorf("first line of %s: %q, %v", path, line, err))
-	}
-	return r
 }

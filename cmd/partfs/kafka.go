@@ -38,18 +38,19 @@ func (k *kafkaFlags) register(fl *flag.FlagSet) {
 	fl.BoolVar(&k.showInternal, "show-internal", false, "list the cluster's internal topics (__consumer_offsets, ...)")
 }
 
-// password is the SASL password: the file's first line, else
-// PARTFS_KAFKA_PASSWORD. It is never taken from the command line.
-func (k *kafkaFlags) password() (string, error) {
-	if k.passFile != "" {
-		b, err := os.ReadFile(k.passFile)
+// password reads a password: the first line of file (given by the flag
+// named flagName), else the environment variable env. It is never taken
+// from the command line.
+func password(file, flagName, env string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", fmt.Errorf("--kafka-password-file: %w", err)
+			return "", fmt.Errorf("--%s: %w", flagName, err)
 		}
 		line, _, _ := strings.Cut(string(b), "\n")
 		return strings.TrimSuffix(line, "\r"), nil
 	}
-	return os.Getenv("PARTFS_KAFKA_PASSWORD"), nil
+	return os.Getenv(env), nil
 }
 
 // openKafka connects to the cluster of the mount flags.
@@ -58,7 +59,7 @@ func openKafka(mf *mountFlags, lg *logrus.Entry) (*kafkalog.Store, error) {
 	if k.sasl != "" && k.user == "" {
 		return nil, errors.New("--kafka-sasl needs --kafka-user")
 	}
-	pass, err := k.password()
+	pass, err := password(k.passFile, "kafka-password-file", "PARTFS_KAFKA_PASSWORD")
 	if err != nil {
 		return nil, err
 	}

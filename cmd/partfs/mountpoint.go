@@ -6,12 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
+
+	"github.com/partfs/partfs/internal/mountinfo"
 )
 
 // checkMountpoint says what is wrong with dir as a mount point before
@@ -29,7 +30,7 @@ func checkMountpoint(dir string) error {
 	case !fi.IsDir():
 		return fmt.Errorf("mount point %s is not a directory", dir)
 	}
-	if src, ok := partfsMountAt(dir, "/proc/self/mountinfo"); ok {
+	if src, ok := partfsMountAt(dir, mountinfo.Self); ok {
 		return fmt.Errorf("mount point %s is already a partfs mount (of %s); unmount it first: umount %s", dir, src, dir)
 	}
 	return nil
@@ -54,8 +55,8 @@ func checkFUSE(dev string) error {
 }
 
 // partfsMountAt reports whether dir is the mount point of a live partfs
-// mount in the mount table mountinfo (proc(5) format), and its source.
-func partfsMountAt(dir, mountinfo string) (source string, ok bool) {
+// mount in the mount table at path (mountinfo.Read), and its source.
+func partfsMountAt(dir, table string) (source string, ok bool) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", false
@@ -63,43 +64,13 @@ func partfsMountAt(dir, mountinfo string) (source string, ok bool) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	b, err := os.ReadFile(mountinfo)
-	if err != nil {
-		return "", false
-	}
-	for line := range strings.Lines(string(b)) {
-		// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE SOURCE SUPER
-		pre, post, found := strings.Cut(line, " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if !found || len(f) < 5 || len(g) < 2 || g[0] != "fuse.partfs" {
-			continue
-		}
-		if unescapeMountinfo(f[4]) == abs {
-			source = unescapeMountinfo(g[1])
-			ok = true // the last mount on dir is the one seen
+	mounts, _ := mountinfo.Read(table)
+	for _, m := range mounts {
+		if m.FSType == "fuse.partfs" && m.Point == abs {
+			source, ok = m.Source, true // the last mount on dir is the one seen
 		}
 	}
 	return source, ok
-}
-
-// unescapeMountinfo undoes the octal escapes (\040 for a space) of a
-// mountinfo field.
-func unescapeMountinfo(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // noteDataDir logs that a data directory is new (it is created) or that

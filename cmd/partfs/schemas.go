@@ -2,8 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -36,14 +34,9 @@ func (s *schemaFlags) codecs(st partlog.Store, timeout time.Duration, mets *metr
 	if s.urls == "" {
 		src = schema.NewTopic(st, func() int64 { return time.Now().UnixMilli() })
 	} else {
-		pass := os.Getenv("PARTFS_SCHEMA_REGISTRY_PASSWORD")
-		if s.passFile != "" {
-			b, err := os.ReadFile(s.passFile)
-			if err != nil {
-				return nil, fmt.Errorf("--schema-registry-password-file: %w", err)
-			}
-			line, _, _ := strings.Cut(string(b), "\n")
-			pass = strings.TrimSuffix(line, "\r")
+		pass, err := password(s.passFile, "schema-registry-password-file", "PARTFS_SCHEMA_REGISTRY_PASSWORD")
+		if err != nil {
+			return nil, err
 		}
 		reg, err := schema.NewRegistry(schema.RegistryOptions{
 			URLs: strings.Split(s.urls, ","), User: s.user, Password: pass,

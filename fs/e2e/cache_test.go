@@ -188,12 +188,7 @@ func TestNoReplacedBytesAfterCompaction(t *testing.T) {
 // TestNoReplacedBytesAfterRetention: the same across a retention deletion.
 func TestNoReplacedBytesAfterRetention(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.Sh("mkdir t && printf 'segment.bytes=4096\\nretention.bytes=16384\\n' >> t/config")
-	for i := 0; i < 100; i++ {
-		if err := e.AppendOnce("t/0/log", seqLines(i*20+1, i*20+20)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fillRetained(e)
 	sameAsAPI(t, e, "before retention")
 	sameAsAPI(t, e, "before retention, again")
 	f, err := os.Open(e.Path("t/0/log"))

@@ -18,12 +18,7 @@ import (
 // duplicate — and they are the same after a remount (sidecar).
 func TestTailAcrossRetention(t *testing.T) {
 	e := newEnv(t, mountOpt{})
-	e.Sh("mkdir t && printf 'segment.bytes=4096\\nretention.bytes=16384\\n' >> t/config")
-	for i := 0; i < 100; i++ {
-		if err := e.AppendOnce("t/0/log", seqLines(i*20+1, i*20+20)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fillRetained(e)
 	r, stderr, stopTail := startTail(t, e, "-n +1 -s 0.1 -f t/0/log")
 	expect := func(from, to int) {
 		t.Helper()
@@ -74,6 +69,18 @@ func TestTailAcrossRetention(t *testing.T) {
 	}
 	if strings.Contains(r2.logs.String(), "recomputing positions") {
 		t.Fatalf("clean remount recomputed positions:\n%s", r2.logs.String())
+	}
+}
+
+// fillRetained makes topic t with 4 KiB segments and a retention of 16
+// KiB, and appends lines 1 to 2000 to it in 100 writes of 20 lines.
+func fillRetained(e *env) {
+	e.t.Helper()
+	e.Sh("mkdir t && printf 'segment.bytes=4096\\nretention.bytes=16384\\n' >> t/config")
+	for i := 0; i < 100; i++ {
+		if err := e.AppendOnce("t/0/log", seqLines(i*20+1, i*20+20)); err != nil {
+			e.t.Fatal(err)
+		}
 	}
 }
 

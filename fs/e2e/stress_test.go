@@ -43,23 +43,15 @@ func (r *rendered) upTo(name string, n int) ([]byte, error) {
 	if len(*b) >= n {
 		return *b, nil
 	}
-	segs, release := r.l.Segments()
-	defer release()
-	for _, s := range segs {
-		if s.Next <= r.next {
-			continue
+	next, err := partlog.ReadFrom(r.l, r.next, func(rec *record.Record) {
+		if rec.Value != nil {
+			r.plain = append(append(r.plain, rec.Value...), '\n')
 		}
-		err := r.l.Read(s, max(s.Base, r.next), func(rec *record.Record) bool {
-			if rec.Value != nil {
-				r.plain = append(append(r.plain, rec.Value...), '\n')
-			}
-			r.jsonl = append(jsonl.Append(r.jsonl, rec), '\n')
-			r.next = rec.Offset + 1
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
+		r.jsonl = append(jsonl.Append(r.jsonl, rec), '\n')
+	})
+	r.next = next
+	if err != nil {
+		return nil, err
 	}
 	return *b, nil
 }

@@ -44,7 +44,7 @@ func TestFullReads(t *testing.T) {
 import os, sys
 fd = os.open(%q, os.O_RDONLY)
 size = os.fstat(fd).st_size
-data, short = b"", 0
+data, short = bytearray(), 0
 while True:
     b = os.read(fd, %d)
     if not b:

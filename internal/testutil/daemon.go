@@ -2,9 +2,10 @@ package testutil
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/partfs/partfs/internal/mountinfo"
 )
 
 // DaemonReadyTimeout bounds how long a `partfs mount` daemon may take to
@@ -16,14 +17,10 @@ const DaemonReadyTimeout = 30 * time.Second
 // statfs would hang on a mount whose daemon died before answering INIT.
 // ok is false when dir is no FUSE mount point.
 func FUSEConn(dir string) (conn string, ok bool) {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return "", false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 && f[4] == dir && strings.Contains(line, " - fuse") {
-			_, minor, _ := strings.Cut(f[2], ":")
+	mounts, _ := mountinfo.Read(mountinfo.Self)
+	for _, m := range mounts {
+		if m.Point == dir && strings.HasPrefix(m.FSType, "fuse") {
+			_, minor, _ := strings.Cut(m.Dev, ":")
 			return minor, true
 		}
 	}

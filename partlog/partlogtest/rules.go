@@ -229,7 +229,8 @@ func CheckOffsetForTime(t *testing.T, b Backend) {
 	wantErr(t, "OffsetForTime(-7)", err, partlog.ErrInvalid)
 }
 
-// CheckRead: bounds, order and early stop of Read.
+// CheckRead: bounds, order and early stop of Read; ReadFrom reads on
+// from an offset across the segments.
 func CheckRead(t *testing.T, b Backend) {
 	_, l := b.openLog(t)
 	appendN(t, l, values(recent(), "a", "b", "c", "d", "e")...)
@@ -252,6 +253,11 @@ func CheckRead(t *testing.T, b Backend) {
 	appendN(t, l, values(recent(), "f")...)
 	if got := readSeg(t, l, last, 0); len(got) != int(last.Next-last.Base) {
 		t.Errorf("Read of a snapshot segment yielded %v, past its Next %d", offsets(got), last.Next)
+	}
+	var from3 []int64
+	next, err := partlog.ReadFrom(l, 3, func(r *record.Record) { from3 = append(from3, r.Offset) })
+	if err != nil || fmt.Sprint(from3) != "[3 4 5]" || next != l.EndOffset() {
+		t.Errorf("ReadFrom(3) = %v, next %d, %v; want [3 4 5], next %d", from3, next, err, l.EndOffset())
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package benchutil holds what the bench programs share: the common flags
-// (-partfs, -work, -rounds), failing with a message, a work directory,
+// (-partfs, -work, -rounds; -baseline where asked), failing with a message, a work directory,
 // input files of numbered lines, timed commands and shell scripts, a mount
 // daemon started and awaited, medians and percentiles, the tail -f latency
 // probe and a daemon's resident set size.
@@ -7,6 +7,7 @@ package benchutil
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -26,6 +27,12 @@ var (
 	work      = flag.String("work", "", "work directory (default: a new temp dir)")
 	rounds    = flag.Int("rounds", 3, "throughput rounds, the baseline and partfs alternately (medians reported)")
 )
+
+// BaselineFlag declares -baseline, the go-fuse baseline's binary
+// (bench/baseline), for the programs that measure beside it.
+func BaselineFlag() *string {
+	return flag.String("baseline", "bin/fsbench-baseline", "baseline binary (bench/baseline)")
+}
 
 // Rounds is -rounds, at least 1.
 func Rounds() int { return max(*rounds, 1) }
@@ -103,6 +110,51 @@ func Run(args ...string) (string, time.Duration) {
 		Die(fmt.Errorf("%s: %v", strings.Join(args, " "), err))
 	}
 	return string(out), d
+}
+
+// HeadLine runs head -1 path, checks that its line starts with want()
+// (asked after it ran) and returns how long the process took.
+func HeadLine(path string, want func() string) time.Duration {
+	out, d := Run("head", "-1", path)
+	if w := want(); !strings.HasPrefix(out, w) {
+		Die(fmt.Errorf("head -1 %s = %q, want %q", path, out, w))
+	}
+	return d
+}
+
+// FirstRead opens path, reads n bytes at pos (a reader's first read) and
+// closes it, in this process; it checks that the bytes start with want()
+// (asked after the read) and returns how long the three calls took.
+func FirstRead(path string, pos int64, n int, want func() string) time.Duration {
+	buf := make([]byte, n)
+	start := time.Now()
+	f, err := os.Open(path)
+	if err != nil {
+		Die(err)
+	}
+	k, err := f.ReadAt(buf, pos)
+	f.Close()
+	d := time.Since(start)
+	if w := want(); k == 0 || !strings.HasPrefix(string(buf[:k]), w) {
+		Die(fmt.Errorf("read of %s at %d: %q, %v (want %q)", path, pos, buf[:min(k, 40)], err, w))
+	}
+	return d
+}
+
+// FirstRecord returns the offset and timestamp of the first line of a
+// .jsonl view.
+func FirstRecord(path string) (offset, ts int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		Die(err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	var r struct{ Offset, Timestamp int64 }
+	if err != nil || json.Unmarshal([]byte(line), &r) != nil {
+		Die(fmt.Errorf("first line of %s: %q, %v", path, line, err))
+	}
+	return r.Offset, r.Timestamp
 }
 
 // ShInt runs script with bash and returns its output as an integer.
@@ -194,6 +246,27 @@ func (d *Daemon) RSSMB() float64 {
 	}
 	Die(fmt.Errorf("no VmRSS in /proc/%d/status", pid))
 	return 0
+}
+
+// CPU returns the processor time (user and system) the daemon has used.
+func (d *Daemon) CPU() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.cmd.Process.Pid))
+	if err != nil {
+		Die(err)
+	}
+	// the fields after the command's parenthesis: utime and stime are
+	// the 12th and 13th, in clock ticks (USER_HZ, 100 on Linux)
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// SelfCPU returns the processor time this process has used.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TailModes are the two ways the benchmarks run tail -f: at its default
