@@ -48,15 +48,15 @@ type logState struct {
 	part  int32
 
 	mu      sync.Mutex
-	start   int64              // REQUIRES: mu held; log start offset as of at
-	end     int64              // REQUIRES: mu held; last stable offset (read_committed end) as of at
-	at      time.Time          // REQUIRES: mu held; zero: ask again
-	changed chan struct{}      // REQUIRES: mu held
-	gens    map[int64]int64    // REQUIRES: mu held; tile base -> times an append to it did not land as one run
+	start   int64               // REQUIRES: mu held; log start offset as of at
+	end     int64               // REQUIRES: mu held; last stable offset (read_committed end) as of at
+	at      time.Time           // REQUIRES: mu held; zero: ask again
+	changed chan struct{}       // REQUIRES: mu held
+	gens    map[int64]int64     // REQUIRES: mu held; tile base -> times an append to it did not land as one run
 	counts  map[int64]tileCount // REQUIRES: mu held; tile base -> records counted (count.go)
-	marks   map[int64][]mark   // REQUIRES: mu held; tile base -> prints of its prefixes (prints.go)
-	heads   map[int64][]head   // REQUIRES: mu held; tile base -> its batches' headers as a read from its first offset met them (prints.go)
-	printLo map[int64]int64    // REQUIRES: mu held; tile base -> the first offset its marks were made from
+	marks   map[int64][]mark    // REQUIRES: mu held; tile base -> prints of its prefixes (prints.go)
+	heads   map[int64][]head    // REQUIRES: mu held; tile base -> its batches' headers as a read from its first offset met them (prints.go)
+	printLo map[int64]int64     // REQUIRES: mu held; tile base -> the first offset its marks were made from
 	// epoch is the largest leader epoch of the batches printed, epochEnd
 	// the offset after the last of them (printcache.go)
 	epoch       int32             // REQUIRES: mu held
