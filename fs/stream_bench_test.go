@@ -6,6 +6,7 @@ import (
 
 	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/logstore"
+	"github.com/partfs/partfs/partlog/partlogtest"
 	"github.com/partfs/partfs/record"
 )
 
@@ -22,13 +23,7 @@ func benchStream(b *testing.B, k position.Kind) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.CreateTopic("t"); err != nil {
-		b.Fatal(err)
-	}
-	l, err := st.Partition("t", 0)
-	if err != nil {
-		b.Fatal(err)
-	}
+	l := partlogtest.NewLog(b, st, "t")
 	recs := make([]record.Record, (1<<20)/120)
 	for i := range recs {
 		recs[i].Value = []byte("line-" + strings.Repeat("0", 114))

@@ -12,6 +12,7 @@ import (
 	"github.com/partfs/partfs/fs/position"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/partlog/memlog"
+	"github.com/partfs/partfs/partlog/partlogtest"
 	"github.com/partfs/partfs/record"
 )
 
@@ -30,13 +31,7 @@ var streamLogOptions = memlog.Options{Defaults: map[string]string{
 
 func fillStreamLog(t *testing.T, st *memlog.Store) (partlog.Log, []record.Record) {
 	t.Helper()
-	if err := st.CreateTopic("t"); err != nil {
-		t.Fatal(err)
-	}
-	l, err := st.Partition("t", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := partlogtest.NewLog(t, st, "t")
 	rng := rand.New(rand.NewSource(1))
 	var all []record.Record
 	for b := 0; b < 60; b++ {

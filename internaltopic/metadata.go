@@ -88,17 +88,28 @@ func decodeMetadata(value []byte) (Decoded, error) {
 	if !ok {
 		return Decoded{}, errorf("unknown metadata record type %d", key)
 	}
-	if ver < 0 || ver > s.maxVer {
-		return Decoded{}, errorf("%s version %d (known up to %d)", s.name, ver, s.maxVer)
+	o, err := r.versioned(s.name, "record", ver, s.maxVer, s.fields)
+	if err != nil {
+		return Decoded{}, err
 	}
-	o := r.fields(s.fields, ver)
+	return Decoded{Type: s.name, Value: o}, nil
+}
+
+// versioned reads the fields of version ver (known up to maxVer) to the
+// end of r and returns them after the version. what names the value in
+// errors, part what bytes left after it are after.
+func (r *reader) versioned(what, part string, ver, maxVer int16, fields []field) (Object, error) {
+	if r.err == nil && (ver < 0 || ver > maxVer) {
+		return nil, errorf("%s version %d (known up to %d)", what, ver, maxVer)
+	}
+	o := r.fields(fields, ver)
 	if r.err == nil && len(r.b) > 0 {
-		r.fail("%d bytes after the record", len(r.b))
+		r.fail("%d bytes after the %s", len(r.b), part)
 	}
 	if r.err != nil {
-		return Decoded{}, errorf("%s version %d: %v", s.name, ver, r.err)
+		return nil, errorf("%s version %d: %v", what, ver, r.err)
 	}
-	return Decoded{Type: s.name, Value: append(Object{{"version", ver}}, o...)}, nil
+	return append(Object{{"version", ver}}, o...), nil
 }
 
 // fields reads a struct: its plain fields of version ver in order, then

@@ -55,14 +55,23 @@ func parseOffsetCommit(key, value []byte) (OffsetCommit, error) {
 		return oc, nil
 	}
 	var v kmsg.OffsetCommitValue
-	if err := v.ReadFrom(value); err != nil {
-		return oc, errorf("offset commit value: %v", err)
-	}
-	if v.Version < 0 || v.Version > 4 {
-		return oc, errorf("offset commit value version %d", v.Version)
+	if err := readValue("offset commit", value, &v, &v.Version, 4); err != nil {
+		return oc, err
 	}
 	oc.Value = &v
 	return oc, nil
+}
+
+// readValue reads value into v, a kmsg value of what whose version field
+// is at version, and checks that version is 0..maxVer.
+func readValue(what string, value []byte, v interface{ ReadFrom([]byte) error }, version *int16, maxVer int16) error {
+	if err := v.ReadFrom(value); err != nil {
+		return errorf("%s value: %v", what, err)
+	}
+	if *version < 0 || *version > maxVer {
+		return errorf("%s value version %d", what, *version)
+	}
+	return nil
 }
 
 func decodeOffsetCommit(key, value []byte) (Decoded, error) {
@@ -109,11 +118,8 @@ func decodeGroupMetadata(key, value []byte) (Decoded, error) {
 		return d, nil
 	}
 	var v kmsg.GroupMetadataValue
-	if err := v.ReadFrom(value); err != nil {
-		return Decoded{}, errorf("group metadata value: %v", err)
-	}
-	if v.Version < 0 || v.Version > 4 {
-		return Decoded{}, errorf("group metadata value version %d", v.Version)
+	if err := readValue("group metadata", value, &v, &v.Version, 4); err != nil {
+		return Decoded{}, err
 	}
 	o := Object{{"version", v.Version}, {"protocolType", v.ProtocolType}, {"generation", v.Generation},
 		{"protocol", v.Protocol}, {"leader", v.Leader}}
@@ -247,16 +253,10 @@ func decodeConsumerGroupRecord(v int16, key, value []byte) (Decoded, error) {
 	}
 	r := reader{b: value}
 	ver := r.int16()
-	if r.err == nil && (ver < 0 || ver > gs.maxVer) {
-		return Decoded{}, errorf("%s value version %d (known up to %d)", gs.name, ver, gs.maxVer)
+	o, err := r.versioned(gs.name+" value", "value", ver, gs.maxVer, gs.fields)
+	if err != nil {
+		return Decoded{}, err
 	}
-	o := r.fields(gs.fields, ver)
-	if r.err == nil && len(r.b) > 0 {
-		r.fail("%d bytes after the value", len(r.b))
-	}
-	if r.err != nil {
-		return Decoded{}, errorf("%s value version %d: %v", gs.name, ver, r.err)
-	}
-	d.Value = append(Object{{"version", ver}}, o...)
+	d.Value = o
 	return d, nil
 }

@@ -24,11 +24,8 @@ func decodeTxn(key, value []byte) (Decoded, error) {
 		return d, nil
 	}
 	var v kmsg.TxnMetadataValue
-	if err := v.ReadFrom(value); err != nil {
-		return Decoded{}, errorf("transaction metadata value: %v", err)
-	}
-	if v.Version < 0 || v.Version > 1 {
-		return Decoded{}, errorf("transaction metadata value version %d", v.Version)
+	if err := readValue("transaction metadata", value, &v, &v.Version, 1); err != nil {
+		return Decoded{}, err
 	}
 	parts := make([]any, 0, len(v.Topics))
 	for _, t := range v.Topics {

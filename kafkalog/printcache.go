@@ -11,6 +11,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/partfs/partfs/internal/varints"
 )
 
 // The tiles' prints (marks, batch headers and generations) are kept in
@@ -83,71 +85,34 @@ func encodePrints(epoch int32, end int64, ws []tilePrint) []byte {
 	return b
 }
 
-// printsReader decodes varints, remembering the first error.
-type printsReader struct {
-	b   []byte
-	err error
-}
-
-func (r *printsReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errPrints
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *printsReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errPrints
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// count reads a count of items, refusing one the rest of the file cannot
-// hold (every item takes a byte at least).
-func (r *printsReader) count() int {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.err = errPrints
-		return 0
-	}
-	return int(n)
-}
-
 // decodePrints parses a prints file; tiles come by increasing base, each
 // tile's heads by increasing offset, its marks and heads inside it.
 func decodePrints(b []byte) (epoch int32, end int64, ws []tilePrint, err error) {
 	if len(b) < len(printsMagic) || string(b[:len(printsMagic)]) != printsMagic {
 		return 0, 0, nil, errPrints
 	}
-	r := &printsReader{b: b[len(printsMagic):]}
-	e := r.varint()
-	end = r.varint()
-	n := r.count()
-	for i := 0; i < n && r.err == nil; i++ {
-		w := tilePrint{base: r.varint(), lo: r.varint(), gen: int64(r.uvarint() & (1<<62 - 1))}
-		for j, nm := 0, r.count(); j < nm && r.err == nil; j++ {
-			w.marks = append(w.marks, mark{upto: r.varint(), sum: r.uvarint()})
+	r := varints.NewReader(b[len(printsMagic):], errPrints)
+	e := r.Varint()
+	end = r.Varint()
+	n := r.Count()
+	for i := 0; i < n && r.Err == nil; i++ {
+		w := tilePrint{base: r.Varint(), lo: r.Varint(), gen: int64(r.Uvarint() & (1<<62 - 1))}
+		for j, nm := 0, r.Count(); j < nm && r.Err == nil; j++ {
+			w.marks = append(w.marks, mark{upto: r.Varint(), sum: r.Uvarint()})
 		}
-		for j, nh := 0, r.count(); j < nh && r.err == nil; j++ {
-			w.heads = append(w.heads, head{base: r.varint(), last: r.varint(), crc: uint32(r.uvarint())})
+		for j, nh := 0, r.Count(); j < nh && r.Err == nil; j++ {
+			w.heads = append(w.heads, head{base: r.Varint(), last: r.Varint(), crc: uint32(r.Uvarint())})
 		}
-		if r.err == nil && !w.sound(ws) {
-			r.err = errPrints
+		if r.Err == nil && !w.sound(ws) {
+			r.Fail()
 		}
 		ws = append(ws, w)
 	}
-	if r.err == nil && (e < -1 || e > 1<<31-1 || len(r.b) != 0) {
-		r.err = errPrints
+	if r.Err == nil && (e < -1 || e > 1<<31-1 || r.Len() != 0) {
+		r.Fail()
 	}
-	if r.err != nil {
-		return 0, 0, nil, r.err
+	if r.Err != nil {
+		return 0, 0, nil, r.Err
 	}
 	return int32(e), end, ws, nil
 }

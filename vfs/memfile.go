@@ -39,14 +39,23 @@ func (f *memFile) check(op string, write bool) error {
 	return nil
 }
 
+// checkAt is check for an operation at offset off, which may not be
+// negative. REQUIRES: fs.mu held.
+func (f *memFile) checkAt(op string, write bool, off int64) error {
+	if err := f.check(op, write); err != nil {
+		return err
+	}
+	if off < 0 {
+		return pathErr(op, f.name, os.ErrInvalid)
+	}
+	return nil
+}
+
 func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()
-	if err := f.check("read", false); err != nil {
+	if err := f.checkAt("read", false, off); err != nil {
 		return 0, err
-	}
-	if off < 0 {
-		return 0, pathErr("read", f.name, os.ErrInvalid)
 	}
 	if off >= int64(len(f.n.data)) {
 		return 0, io.EOF
@@ -76,11 +85,8 @@ func (f *memFile) Read(p []byte) (int, error) {
 func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()
-	if err := f.check("write", true); err != nil {
+	if err := f.checkAt("write", true, off); err != nil {
 		return 0, err
-	}
-	if off < 0 {
-		return 0, pathErr("write", f.name, os.ErrInvalid)
 	}
 	f.writeAt(p, off)
 	return len(p), nil

@@ -8,6 +8,7 @@ import (
 	"github.com/partfs/partfs/compact"
 	"github.com/partfs/partfs/keyindex"
 	"github.com/partfs/partfs/logstore"
+	"github.com/partfs/partfs/partlog/partlogtest"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -23,10 +24,7 @@ func TestLatestAcrossCompaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.CreateTopic("t"); err != nil {
-		t.Fatal(err)
-	}
-	l, _ := st.Log("t", 0)
+	l := partlogtest.NewLog(t, st, "t")
 	put := func(key, value string) {
 		r := record.Record{Key: []byte(key)}
 		if value != "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/partfs/partfs/internal/varints"
 	"github.com/partfs/partfs/partlog"
 )
 
@@ -48,63 +49,36 @@ func encodeSidecar(segs []*SegInfo) []byte {
 
 var errSidecar = errors.New("malformed position sidecar")
 
-type sidecarReader struct {
-	b   []byte
-	err error
-}
-
-// varint reads a zigzag varint, as binary.Varint decodes it.
-func (r *sidecarReader) varint() int64 {
-	u := r.uvarint()
-	return int64(u>>1) ^ -int64(u&1)
-}
-
-func (r *sidecarReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errSidecar
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
 func decodeSidecar(b []byte) ([]*SegInfo, error) {
 	stamped := bytes.HasPrefix(b, []byte(sidecarMagic))
 	if !stamped && !bytes.HasPrefix(b, []byte(oldMagic)) {
 		return nil, errSidecar
 	}
-	r := &sidecarReader{b: b[len(sidecarMagic):]}
-	n := r.uvarint()
-	if n > uint64(len(b)) {
-		return nil, errSidecar
-	}
+	r := varints.NewReader(b[len(sidecarMagic):], errSidecar)
+	n := r.Count()
 	segs := make([]*SegInfo, 0, n)
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		s := &SegInfo{base: r.varint()}
+	for i := 0; i < n && r.Err == nil; i++ {
+		s := &SegInfo{base: r.Varint()}
 		if stamped {
-			s.stamp = r.uvarint()
+			s.stamp = r.Uvarint()
 		}
-		s.start = [2]int64{r.varint(), r.varint()}
-		s.next, s.size = r.varint(), r.varint()
-		s.length = [2]int64{r.varint(), r.varint()}
-		nc := r.uvarint()
-		if nc > uint64(len(r.b)) {
-			return nil, errSidecar
+		s.start = [2]int64{r.Varint(), r.Varint()}
+		s.next, s.size = r.Varint(), r.Varint()
+		s.length = [2]int64{r.Varint(), r.Varint()}
+		nc := r.Count()
+		for j := 0; j < nc && r.Err == nil; j++ {
+			s.ckpts = append(s.ckpts, Ckpt{Off: r.Varint(), pos: [2]int64{r.Varint(), r.Varint()}})
 		}
-		for j := uint64(0); j < nc && r.err == nil; j++ {
-			s.ckpts = append(s.ckpts, Ckpt{Off: r.varint(), pos: [2]int64{r.varint(), r.varint()}})
-		}
-		if nc > 0 {
-			s.lastCk = s.ckpts[nc-1].pos
+		if len(s.ckpts) > 0 {
+			s.lastCk = s.ckpts[len(s.ckpts)-1].pos
 		}
 		if len(segs) > 0 && segs[len(segs)-1].base >= s.base {
 			return nil, errSidecar // the layout keeps segments by base
 		}
 		segs = append(segs, s)
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	return segs, nil
 }

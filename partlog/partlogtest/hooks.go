@@ -87,7 +87,7 @@ func CheckReopen(t *testing.T, b Backend) {
 		t.Skip("the backend keeps nothing across a reopen (no Reopen hook)")
 	}
 	st := b.New(t)
-	l := newLog(t, st, "t")
+	l := NewLog(t, st, "t")
 	smallSegments(t, st, "t")
 	setConfig(t, st, "t", "retention.ms", "3600000")
 	fill(t, l, 20, 200, nil)

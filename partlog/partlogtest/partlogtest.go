@@ -116,11 +116,12 @@ func (b Backend) open(t *testing.T) partlog.Store {
 func (b Backend) openLog(t *testing.T) (partlog.Store, partlog.Log) {
 	t.Helper()
 	st := b.open(t)
-	return st, newLog(t, st, "t")
+	return st, NewLog(t, st, "t")
 }
 
-// newLog creates topic with one partition and returns partition 0.
-func newLog(t *testing.T, st partlog.Store, topic string) partlog.Log {
+// NewLog creates topic with one partition in st and returns partition 0;
+// any failure fails t. Tests of other packages use it too.
+func NewLog(t testing.TB, st partlog.Store, topic string) partlog.Log {
 	t.Helper()
 	if err := st.CreateTopic(topic); err != nil {
 		t.Fatalf("CreateTopic(%q): %v", topic, err)

@@ -18,7 +18,7 @@ func CheckTopics(t *testing.T, b Backend) {
 	if st.ReadOnly() {
 		t.Fatal("a New store says it is read-only")
 	}
-	l := newLog(t, st, "t")
+	l := NewLog(t, st, "t")
 	if l.Topic() != "t" || l.Partition() != 0 || l.StartOffset() != 0 || l.EndOffset() != 0 {
 		t.Fatalf("new partition: topic %q partition %d offsets [%d,%d)", l.Topic(), l.Partition(), l.StartOffset(), l.EndOffset())
 	}
@@ -65,7 +65,7 @@ func CheckTopics(t *testing.T, b Backend) {
 // everything before it changes anything.
 func CheckConfig(t *testing.T, b Backend) {
 	st := b.open(t)
-	newLog(t, st, "t")
+	NewLog(t, st, "t")
 	for _, key := range []string{"cleanup.policy", "max.message.bytes", "retention.ms"} {
 		if configValue(t, st, "t", key) == "" {
 			t.Errorf("TopicConfig lacks %s", key)
