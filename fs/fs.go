@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -188,7 +189,8 @@ func (f *FS) Close() error {
 	return f.saveAll()
 }
 
-// saveAll saves every changed position sidecar; it returns the first error.
+// saveAll saves every changed position sidecar, several partitions at
+// once (each save waits on fsyncs); it returns the first error.
 func (f *FS) saveAll() error {
 	f.mu.Lock()
 	parts := make([]*part, 0, len(f.parts))
@@ -196,15 +198,29 @@ func (f *FS) saveAll() error {
 		parts = append(parts, p)
 	}
 	f.mu.Unlock()
+	var mu sync.Mutex
 	var first error
-	for _, p := range parts {
-		if err := p.ly.Save(); err != nil {
-			p.lg.WithError(err).Warn("saving position sidecar failed")
-			if first == nil {
-				first = err
+	work := make(chan *part)
+	var wg sync.WaitGroup
+	for range min(len(parts), max(8, 4*runtime.GOMAXPROCS(0))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if err := p.ly.Save(); err != nil {
+					p.lg.WithError(err).Warn("saving position sidecar failed")
+					mu.Lock()
+					first = cmp.Or(first, err)
+					mu.Unlock()
+				}
 			}
-		}
+		}()
 	}
+	for _, p := range parts {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
 	return first
 }
 
@@ -223,6 +239,18 @@ type part struct {
 	schemas     *decoder     // nil: payloads rendered as docs/spec.md §3 alone
 
 	firsts firsts // windows holding their lookup's first rendering
+}
+
+// in returns the partition and its layout for one request of the
+// filesystem: bound to ctx and one deadline for all their calls where the
+// Log is a partlog.Bounded (a cluster's), else p's own.
+func (p *part) in(ctx context.Context) (partlog.Log, *position.Layout) {
+	b, ok := p.log.(partlog.Bounded)
+	if !ok {
+		return p.log, p.ly
+	}
+	l := b.WithContext(ctx)
+	return l, p.ly.With(l)
 }
 
 func (f *FS) part(topic string, n int) (*part, error) {

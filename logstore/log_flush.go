@@ -94,3 +94,50 @@ func (l *Log) RecoveryPoint() int64 {
 	defer l.mu.Unlock()
 	return l.recoveryPoint
 }
+
+// needsSync reports whether a close has anything of the log to make
+// durable: records past the recovery point, active indexes to trim,
+// blocks reserved past the end.
+func (l *Log) needsSync() bool {
+	if l.readOnly {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.endLocked() > l.recoveryPoint || l.unflushed > 0 {
+		return true
+	}
+	if len(l.segs) == 0 {
+		return false
+	}
+	a := l.active()
+	return a.expanded || a.allocEnd > a.size
+}
+
+// endToSync is Sync's first step for a sync of the whole filesystem: the
+// log end the sync will make durable (a log whose segment changed under
+// it refuses appends from now on, as Sync does).
+func (l *Log) endToSync() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.readOnly {
+		return l.recoveryPoint
+	}
+	if l.werr == nil && len(l.segs) > 0 {
+		l.refuseChanged()
+	}
+	return l.endLocked()
+}
+
+// synced is Sync's last step after a sync of the whole filesystem
+// succeeded: the recovery point advances to end (endToSync).
+func (l *Log) synced(end int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.werr != nil || l.readOnly {
+		return
+	}
+	l.recoveryPoint = max(l.recoveryPoint, end)
+	l.unflushed = 0
+	l.lastFlush = l.now()
+}

@@ -180,8 +180,9 @@ func (s *segment) checkEntry(e sidecarSegment, limit int64, active bool) error {
 // writeSegmentsSidecar records every segment's counts for the next clean
 // open. Segments not counted yet are recorded with -1 and counted lazily.
 // A sidecar that already holds these bytes (read at open or written
-// since) is left as it is.
-func (l *Log) writeSegmentsSidecar() error {
+// since) is left as it is. With sync unset the file is replaced without
+// an fsync: the caller syncs the filesystem before anything trusts it.
+func (l *Log) writeSegmentsSidecar(sync bool) error {
 	if l.readOnly {
 		return nil
 	}
@@ -207,7 +208,11 @@ func (l *Log) writeSegmentsSidecar() error {
 	if err != nil || bytes.Equal(data, l.sidecarSaved) {
 		return err
 	}
-	if err := vfs.WriteFileDurable(l.fs, l.segmentsSidecarPath(), data); err != nil {
+	write := vfs.WriteFileDurable
+	if !sync {
+		write = vfs.WriteFileAtomic
+	}
+	if err := write(l.fs, l.segmentsSidecarPath(), data); err != nil {
 		return err
 	}
 	l.sidecarSaved = data

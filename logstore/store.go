@@ -28,6 +28,7 @@ type Store struct {
 	logger *logrus.Entry
 	base   config.Topic // Kafka defaults + the mount's --config defaults
 	lock   io.Closer
+	all    vfs.SyncAll // the data directory's filesystem, opened with the lock
 	ids    atomic.Uint64
 	clean  bool // the clean-shutdown marker was present at open
 	// partitions opened clean without a segments sidecar (logged once)
@@ -113,6 +114,9 @@ func (st *Store) prepareDir() error {
 		return lockError(st.dir, err)
 	}
 	st.lock = lock
+	if st.all, err = st.fs.OpenSyncAll(st.dir); err != nil {
+		return fmt.Errorf("open %s: %w", st.dir, err)
+	}
 	if st.clean {
 		if err := st.fs.Remove(marker); err != nil {
 			return fmt.Errorf("remove %s: %w", marker, err)
@@ -154,6 +158,10 @@ func (st *Store) path(name string) string { return filepath.Join(st.dir, name) }
 func (st *Store) nextID() uint64 { return st.ids.Add(1) }
 
 func (st *Store) unlock() {
+	if st.all != nil {
+		st.all.Close()
+		st.all = nil
+	}
 	if st.lock != nil {
 		st.lock.Close()
 		st.lock = nil
@@ -283,11 +291,16 @@ func (st *Store) Close() error {
 		return nil
 	}
 	logs := st.Logs()
-	errs := eachPartition(len(logs), st.opt.Progress, "syncing partitions", func(i int) error { return logs[i].Sync() })
-	errs = append(errs, st.writeCheckpoints())
-	errs = append(errs, eachPartition(len(logs), st.opt.Progress, "closing partitions", func(i int) error {
-		return errors.Join(logs[i].writeSegmentsSidecar(), logs[i].close())
-	})...)
+	var errs []error
+	if st.unsynced(logs) >= syncAllFrom {
+		errs = st.closeSyncingAll(logs)
+	} else {
+		errs = eachPartition(len(logs), st.opt.Progress, "syncing partitions", func(i int) error { return logs[i].Sync() })
+		errs = append(errs, st.writeCheckpoints())
+		errs = append(errs, eachPartition(len(logs), st.opt.Progress, "closing partitions", func(i int) error {
+			return errors.Join(logs[i].writeSegmentsSidecar(true), logs[i].close(true))
+		})...)
+	}
 	err := errors.Join(errs...)
 	if err == nil {
 		err = checkpoint.WriteCleanShutdown(st.fs, st.path(kafkaname.CleanShutdownFile))
@@ -296,10 +309,45 @@ func (st *Store) Close() error {
 	return err
 }
 
+// syncAllFrom is how many partitions with something to sync make a close
+// sync the whole filesystem once instead of each partition's files.
+var syncAllFrom = 64
+
+// unsynced counts the partitions that have something to sync at close.
+func (st *Store) unsynced(logs []*Log) int {
+	n := 0
+	for _, l := range logs {
+		if l.needsSync() {
+			n++
+		}
+	}
+	return n
+}
+
+// closeSyncingAll closes the partitions without a sync each (their records,
+// trimmed indexes and sidecars written), makes all of it durable with one
+// sync of the data directory's filesystem, then advances the recovery
+// points and writes the checkpoints that name them.
+func (st *Store) closeSyncingAll(logs []*Log) []error {
+	ends := make([]int64, len(logs))
+	errs := eachPartition(len(logs), st.opt.Progress, "closing partitions", func(i int) error {
+		ends[i] = logs[i].endToSync()
+		return errors.Join(logs[i].writeSegmentsSidecar(false), logs[i].close(false))
+	})
+	if err := st.all.Sync(); err != nil {
+		st.logger.WithError(err).Error("sync of the data directory's filesystem failed: no clean shutdown recorded, the next mount recovers every partition")
+		return append(errs, err)
+	}
+	for i, l := range logs {
+		l.synced(ends[i])
+	}
+	return append(errs, st.writeCheckpoints())
+}
+
 // closeLogs closes every partition's segments.
 func (st *Store) closeLogs() error {
 	logs := st.Logs()
-	return errors.Join(eachPartition(len(logs), st.opt.Progress, "closing partitions", func(i int) error { return logs[i].close() })...)
+	return errors.Join(eachPartition(len(logs), st.opt.Progress, "closing partitions", func(i int) error { return logs[i].close(true) })...)
 }
 
 // stored returns the topic's stored settings (storedWith its overrides).

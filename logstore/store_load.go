@@ -183,7 +183,7 @@ func (st *Store) loadLog(topic string, n int, dir string, cfg config.Topic, cp l
 	for _, f := range files {
 		s, err := l.openSegment(f)
 		if err != nil {
-			l.close()
+			l.close(true)
 			return nil, err
 		}
 		s.refs.Store(1)
@@ -194,7 +194,7 @@ func (st *Store) loadLog(topic string, n int, dir string, cfg config.Topic, cp l
 		l.logger.WithError(err).Warn("ignoring unreadable transaction index")
 	}
 	if err := l.loadSegments(cp, st.clean); err != nil {
-		l.close()
+		l.close(true)
 		return nil, err
 	}
 	return l, nil
@@ -410,8 +410,9 @@ func (l *Log) emptyReadOnly(start int64) error {
 	return nil
 }
 
-// close closes every segment's files (trimming writable indexes).
-func (l *Log) close() error {
+// close closes every segment's files (trimming writable indexes, synced
+// when sync is set; otherwise the caller syncs the filesystem).
+func (l *Log) close(sync bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var errs []error
@@ -419,7 +420,10 @@ func (l *Log) close() error {
 		// An active segment not written since a clean open is as it
 		// was: nothing to trim, release or sync.
 		if a := l.active(); a.expanded || a.allocEnd > a.size {
-			errs = append(errs, a.seal(), a.releaseAlloc(), a.syncFiles())
+			errs = append(errs, a.seal(), a.releaseAlloc())
+			if sync {
+				errs = append(errs, a.syncFiles())
+			}
 		}
 	}
 	for _, s := range l.segs {

@@ -134,7 +134,7 @@ func (st *Store) fillPartition(t *topic, n int, dir string) (*Log, error) {
 		err = st.fs.SyncDir(st.dir)
 	}
 	if err != nil {
-		l.close()
+		l.close(true)
 		return nil, fmt.Errorf("fsync %s: %w", dir, err)
 	}
 	return l, nil

@@ -359,6 +359,23 @@ func (b *beneathFS) SyncDir(name string) error {
 	return nil
 }
 
+// OpenSyncAll opens directory name, inside the root or the root itself,
+// for syncfs(2).
+func (b *beneathFS) OpenSyncAll(name string) (SyncAll, error) {
+	rel, ok := b.rel(name)
+	if !ok {
+		return nil, outside("open", name)
+	}
+	if rel == "" {
+		return Default.OpenSyncAll(name)
+	}
+	fd, err := b.openRel("open", name, rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	return syncfsHandle{fd, name}, nil
+}
+
 func (b *beneathFS) Lock(name string) (io.Closer, error) {
 	f, err := b.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

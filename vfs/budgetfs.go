@@ -213,6 +213,10 @@ func (c *BudgetFS) Stat(name string) (os.FileInfo, error) { return c.inner.Stat(
 // SyncDir delegates to inner.
 func (c *BudgetFS) SyncDir(name string) error { return c.inner.SyncDir(name) }
 
+// OpenSyncAll delegates to inner: the filesystem's sync reaches files
+// whose descriptors were closed to keep the budget.
+func (c *BudgetFS) OpenSyncAll(name string) (SyncAll, error) { return c.inner.OpenSyncAll(name) }
+
 // Lock delegates to inner; the lock's descriptor is not counted.
 func (c *BudgetFS) Lock(name string) (io.Closer, error) { return c.inner.Lock(name) }
 

@@ -321,6 +321,44 @@ func (c *CrashFS) SyncDir(name string) error {
 	return nil
 }
 
+// OpenSyncAll returns a handle whose Sync makes the whole filesystem
+// durable: every file's data and every directory's entries.
+func (c *CrashFS) OpenSyncAll(name string) (SyncAll, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, err := c.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if !n.dir {
+		return nil, pathErr("open", name, errors.New("not a directory"))
+	}
+	return crashSyncAll{c}, nil
+}
+
+type crashSyncAll struct{ c *CrashFS }
+
+func (h crashSyncAll) Close() error { return nil }
+
+func (h crashSyncAll) Sync() error {
+	h.c.mu.Lock()
+	defer h.c.mu.Unlock()
+	var walk func(n *node)
+	walk = func(n *node) {
+		if !n.dir {
+			n.synced = append([]byte(nil), n.data...)
+			return
+		}
+		n.durable = make(map[string]*node, len(n.entries))
+		for k, v := range n.entries {
+			n.durable[k] = v
+			walk(v)
+		}
+	}
+	walk(h.c.root)
+	return nil
+}
+
 // Lock takes an in-memory exclusive lock on name, creating the file.
 func (c *CrashFS) Lock(name string) (io.Closer, error) {
 	f, err := c.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)

@@ -257,3 +257,46 @@ func TestCrashFSLock(t *testing.T) {
 	}
 	l.Close()
 }
+
+// TestSyncAll: a sync of the whole filesystem makes every file's data and
+// every directory's entries durable, on CrashFS as on the real one (where
+// it is syncfs(2) through a descriptor of the directory).
+func TestSyncAll(t *testing.T) {
+	fs := NewCrashFS()
+	if err := fs.MkdirAll("/d/e", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fs.Create("/d/e/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	all, err := fs.OpenSyncAll("/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := all.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	wantContents(t, fs.Crash(), "/d/e/f", "data", "after a sync of the filesystem")
+	if _, err := fs.OpenSyncAll("/d/e/f"); err == nil {
+		t.Fatal("opened a file as a directory to sync")
+	}
+
+	dir := t.TempDir()
+	for _, real := range []FS{Default, Beneath(dir)} {
+		all, err := real.OpenSyncAll(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := all.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		all.Close()
+	}
+	if _, err := Beneath(dir).OpenSyncAll(t.TempDir()); err == nil {
+		t.Fatal("opened a directory outside the root")
+	}
+}

@@ -107,6 +107,29 @@ func (e *errorFS) SyncDir(name string) error {
 	return e.inner.SyncDir(name)
 }
 
+// OpenSyncAll's handle asks the injector (OpSyncDir, with the directory's
+// name) before each Sync.
+func (e *errorFS) OpenSyncAll(name string) (SyncAll, error) {
+	h, err := e.inner.OpenSyncAll(name)
+	if err != nil {
+		return nil, err
+	}
+	return errorSyncAll{h, e, name}, nil
+}
+
+type errorSyncAll struct {
+	SyncAll
+	e    *errorFS
+	name string
+}
+
+func (h errorSyncAll) Sync() error {
+	if err := h.e.fail(OpSyncDir, h.name); err != nil {
+		return &os.PathError{Op: "syncfs", Path: h.name, Err: err}
+	}
+	return h.SyncAll.Sync()
+}
+
 func (e *errorFS) ReadDir(name string) ([]os.DirEntry, error) { return e.inner.ReadDir(name) }
 func (e *errorFS) Stat(name string) (os.FileInfo, error)      { return e.inner.Stat(name) }
 func (e *errorFS) Lock(name string) (io.Closer, error)        { return e.inner.Lock(name) }

@@ -54,6 +54,32 @@ func (osFS) SyncDir(name string) error {
 	return d.Close()
 }
 
+// OpenSyncAll opens directory name for syncfs(2).
+func (osFS) OpenSyncAll(name string) (SyncAll, error) {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	return syncfsHandle{fd, name}, nil
+}
+
+// syncfsHandle is a descriptor of a directory of the filesystem to sync.
+// Linux (5.8 and later) reports to syncfs the write-back errors of the
+// filesystem since the descriptor was opened.
+type syncfsHandle struct {
+	fd   int
+	name string
+}
+
+func (h syncfsHandle) Sync() error {
+	if err := unix.Syncfs(h.fd); err != nil {
+		return fmt.Errorf("syncfs %s: %w", h.name, err)
+	}
+	return nil
+}
+
+func (h syncfsHandle) Close() error { return unix.Close(h.fd) }
+
 // Lock takes a non-blocking exclusive flock on name.
 func (osFS) Lock(name string) (io.Closer, error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)

@@ -54,6 +54,20 @@ type FS interface {
 	// file. Close releases it.
 	Lock(name string) (io.Closer, error)
 	Chtimes(name string, atime, mtime time.Time) error
+	// OpenSyncAll returns a handle on the filesystem holding directory
+	// name, whose Sync makes everything written to it durable at once.
+	OpenSyncAll(name string) (SyncAll, error)
+}
+
+// SyncAll is a handle on a filesystem (syncfs(2) on Linux): one flush of
+// everything instead of an fsync per file and directory.
+type SyncAll interface {
+	// Sync makes every file's data and every directory's entries on the
+	// filesystem durable, as File.Sync and SyncDir would for each, and
+	// reports a write-back error that happened on the filesystem since
+	// the handle was opened.
+	Sync() error
+	Close() error
 }
 
 // Default is the operating system's filesystem.
