@@ -241,6 +241,18 @@ type part struct {
 	firsts firsts // windows holding their lookup's first rendering
 }
 
+// in returns the partition and its layout for one request of the
+// filesystem: bound to ctx and one deadline for all their calls where the
+// Log is a partlog.Bounded (a cluster's), else p's own.
+func (p *part) in(ctx context.Context) (partlog.Log, *position.Layout) {
+	b, ok := p.log.(partlog.Bounded)
+	if !ok {
+		return p.log, p.ly
+	}
+	l := b.WithContext(ctx)
+	return l, p.ly.With(l)
+}
+
 func (f *FS) part(topic string, n int) (*part, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/partfs/partfs/config"
 	"github.com/partfs/partfs/fs/position"
+	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
 )
 
@@ -79,12 +80,13 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.refresh()
+	log, ly := n.p.in(ctx)
 	if off != h.nextPos {
 		h.dropAhead()
 		if off >= h.size {
 			return fuse.ReadResultData(nil), 0
 		}
-		cur, err := h.cursorAt(off)
+		cur, err := h.cursorAt(ly, off)
 		if err != nil {
 			return nil, fail(lg, "read", err)
 		}
@@ -93,7 +95,7 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (rr fuse.
 	res := &chunkReply{}
 	for res.size < len(dest) {
 		if h.ahead == nil || len(h.ahead.data) == 0 {
-			if err := h.fillAhead(len(dest) - res.size); err != nil {
+			if err := h.fillAhead(log, len(dest)-res.size); err != nil {
 				if h.cached {
 					// The kernel takes a short read for the end of
 					// the file: fail the request (its pages).
@@ -141,7 +143,7 @@ const (
 // of the running stream, or else a rendering done here. A reader whose
 // renderings come back full gets a stream, so rendering overlaps the
 // kernel round trips. REQUIRES: mu held.
-func (h *viewHandle) fillAhead(want int) error {
+func (h *viewHandle) fillAhead(log partlog.Log, want int) error {
 	if h.st != nil {
 		h.releaseAhead()
 		c := h.st.next()
@@ -166,7 +168,7 @@ func (h *viewHandle) fillAhead(want int) error {
 	c := h.reuseAhead(size)
 	o := position.RenderOut{Dec: h.n.p.ly.Decoder(), Dst: (*c.buf)[:size], Buf: h.buf}
 	from := h.cur.Off
-	err := position.ReadStream(h.n.p.log, h.n.k, &h.cur, h.limit, &o)
+	err := position.ReadStream(log, h.n.k, &h.cur, h.limit, &o)
 	h.buf, c.data, h.ahead = o.Buf, o.Dst[:o.N], c
 	// Grow only while renderings come back full: a follower reading a
 	// few new records at a time keeps a small buffer. A reader that came
@@ -240,8 +242,8 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 }
 
 // cursorAt finds the cursor of file position off. REQUIRES: mu held.
-func (h *viewHandle) cursorAt(off int64) (position.Cursor, error) {
-	cur, err := h.n.p.ly.Place(h.n.k, h.n.startPos+off)
+func (h *viewHandle) cursorAt(ly *position.Layout, off int64) (position.Cursor, error) {
+	cur, err := ly.Place(h.n.k, h.n.startPos+off)
 	if err != nil {
 		return position.Cursor{}, err
 	}

@@ -46,11 +46,10 @@ func newLogNode(p *part, name string, k position.Kind) *viewNode {
 }
 
 // size returns the file size and the end offset it corresponds to.
-func (n *viewNode) size() (size, limit int64, err error) {
+func (n *viewNode) size(ly *position.Layout) (size, limit int64, err error) {
 	if n.rangeEnd >= 0 {
 		return n.rangeLen, n.rangeEnd, nil
 	}
-	ly := n.p.ly
 	err = ly.WithSync(func() error {
 		end, err := ly.End(n.k)
 		size, limit = max(end-n.startPos, 0), ly.LastNext()
@@ -67,13 +66,13 @@ func (n *viewNode) size() (size, limit int64, err error) {
 // kernel may answer the open's checks and an fstat with, or by a getattr
 // since), so that a read returns what fstat says; for log and log.jsonl,
 // their size now.
-func (n *viewNode) openSize() (size, limit int64, err error) {
+func (n *viewNode) openSize(ly *position.Layout) (size, limit int64, err error) {
 	if !n.writable {
 		if size, limit := n.seenNow(); limit > 0 {
 			return size, limit, nil
 		}
 	}
-	return n.size()
+	return n.size(ly)
 }
 
 // seen records a size observed by a stat, so open handles read up to it.
@@ -93,13 +92,14 @@ func (n *viewNode) seenNow() (size, limit int64) {
 func (n *viewNode) Getattr(ctx context.Context, fh gofs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
 	defer n.p.fsys.observe("getattr", time.Now(), &errno)
 	defer guard(n.lg, "getattr", &errno)
-	size, limit, err := n.size()
+	log, ly := n.p.in(ctx)
+	size, limit, err := n.size(ly)
 	if err != nil {
 		return fail(n.lg, "getattr", err)
 	}
 	n.seen(size, limit)
 	n.cache.grown(n.EmbeddedInode(), size)
-	n.fillAttr(out, size)
+	n.fillAttr(out, size, log)
 	return 0
 }
 
@@ -114,7 +114,7 @@ const ioBlock = 1 << 20
 // blocks: it is rendered, not stored, so du counts only segments/.
 const smallBlksize = 4096
 
-func (n *viewNode) fillAttr(out *fuse.AttrOut, size int64) {
+func (n *viewNode) fillAttr(out *fuse.AttrOut, size int64, log partlog.Log) {
 	out.Mode = syscall.S_IFREG | n.p.fsys.fileMode(n.writable)
 	out.Size = uint64(size)
 	out.Nlink = 1
@@ -125,7 +125,7 @@ func (n *viewNode) fillAttr(out *fuse.AttrOut, size int64) {
 		out.Blksize = firstRender
 	}
 	t := n.p.fsys.start
-	if snap, release := n.p.log.Segments(); len(snap) > 0 {
+	if snap, release := log.Segments(); len(snap) > 0 {
 		if ts := snap[len(snap)-1].MaxTimestamp; ts > 0 {
 			t = time.UnixMilli(ts)
 		}
@@ -171,20 +171,21 @@ func (n *viewNode) Open(ctx context.Context, flags uint32) (_ gofs.FileHandle, _
 		}
 	}
 	var size, limit int64
+	log, ly := n.p.in(ctx)
 	if flags&syscall.O_ACCMODE != syscall.O_WRONLY {
 		var err error
-		if r, ok := n.p.log.(partlog.Refresher); ok && n.writable {
+		if r, ok := log.(partlog.Refresher); ok && n.writable {
 			if err := r.Refresh(); err != nil {
 				return nil, 0, fail(n.lg, "open", err)
 			}
 		}
-		if size, limit, err = n.openSize(); err != nil {
+		if size, limit, err = n.openSize(ly); err != nil {
 			return nil, 0, fail(n.lg, "open", err)
 		}
 	}
 	start := n.startOff
 	if n.writable {
-		start = n.p.log.StartOffset()
+		start = log.StartOffset()
 	}
 	h := &viewHandle{n: n, size: size, limit: limit, cur: position.Cursor{Off: start}}
 	if c := n.takeFirst(limit); c != nil {

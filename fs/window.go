@@ -36,7 +36,8 @@ func (d *windowDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	if s, ok := strings.CutSuffix(name, ".jsonl"); ok {
 		k, spec = position.JSON, s
 	}
-	v, first, err := d.resolve(k, spec)
+	l, ly := d.p.in(ctx)
+	v, first, err := d.resolve(l, ly, k, spec)
 	if err != nil {
 		return nil, fail(lg, "lookup", err)
 	}
@@ -73,17 +74,18 @@ func (n *viewNode) sameWindow(w *viewNode) bool {
 }
 
 // resolve turns "A", "A..B" (offsets or times) into a window node and
-// the rendering of its first bytes, if its placing made one.
-func (d *windowDir) resolve(k position.Kind, spec string) (*viewNode, *firstChunk, error) {
+// the rendering of its first bytes, if its placing made one, asking l and
+// ly (the partition and its layout, bound to the request).
+func (d *windowDir) resolve(l partlog.Log, ly *position.Layout, k position.Kind, spec string) (*viewNode, *firstChunk, error) {
 	a, b, isRange := strings.Cut(spec, "..")
-	from, err := d.point(a)
+	from, err := d.point(l, a)
 	if err != nil {
 		return nil, nil, err
 	}
 	v := &viewNode{p: d.p, k: k, startOff: from, rangeEnd: -1}
 	to := int64(-1)
 	if isRange {
-		if to, err = d.point(b); err != nil {
+		if to, err = d.point(l, b); err != nil {
 			return nil, nil, err
 		}
 		if !d.byTime && to < from {
@@ -91,13 +93,12 @@ func (d *windowDir) resolve(k position.Kind, spec string) (*viewNode, *firstChun
 		}
 		to = max(to, from)
 	}
-	first, err := d.place(v, to)
+	first, err := d.place(l, ly, v, to)
 	return v, first, err
 }
 
 // point resolves one offset or time to an offset in [start, end].
-func (d *windowDir) point(s string) (int64, error) {
-	l := d.p.log
+func (d *windowDir) point(l partlog.Log, s string) (int64, error) {
 	if d.byTime {
 		ts, err := parseTime(s, d.p.fsys.opt.Now())
 		if err != nil {
@@ -124,9 +125,8 @@ func (d *windowDir) point(s string) (int64, error) {
 // place computes the window's start position and, for a range ending at
 // offset to, its exact size. The read that finds the start position also
 // renders the window's first bytes: they are returned, if any.
-func (d *windowDir) place(v *viewNode, to int64) (*firstChunk, error) {
-	ly := d.p.ly
-	changed := d.p.log.Changed()
+func (d *windowDir) place(l partlog.Log, ly *position.Layout, v *viewNode, to int64) (*firstChunk, error) {
+	changed := l.Changed()
 	c := newChunk(firstRender)
 	w := &position.Renderer{K: v.k, Cur: &position.Cursor{Off: v.startOff}, O: &position.RenderOut{Dec: ly.Decoder(), Dst: *c.buf}}
 	err := ly.WithSync(func() error {

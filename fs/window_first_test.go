@@ -33,7 +33,7 @@ func windowRead(t *testing.T, fsys *FS, byTime bool, name string) (size int64, g
 		k, spec = position.JSON, s
 	}
 	d := &windowDir{fixedDir: newFixedDir(p), byTime: byTime}
-	v, fc, err := d.resolve(k, spec)
+	v, fc, err := d.resolve(p.log, p.ly, k, spec)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -41,7 +41,7 @@ func windowRead(t *testing.T, fsys *FS, byTime bool, name string) (size int64, g
 	if fc != nil {
 		p.firsts.add(v, fc)
 	}
-	if size, _, err = v.size(); err != nil {
+	if size, _, err = v.size(p.ly); err != nil {
 		t.Fatal(err)
 	}
 	fh, _, errno := v.Open(context.Background(), syscall.O_RDONLY)
@@ -197,14 +197,14 @@ func TestFirstChunkDroppedAfterChange(t *testing.T) {
 		change func()
 		keep   bool
 	}{{func() {}, true}, {func() { _, _ = l.Append(recs[:1]) }, true}, {func() { l.CompactSealed(false) }, false}} {
-		v, fc, err := (&windowDir{fixedDir: newFixedDir(p)}).resolve(position.Plain, "50")
+		v, fc, err := (&windowDir{fixedDir: newFixedDir(p)}).resolve(p.log, p.ly, position.Plain, "50")
 		if err != nil || fc == nil || string(fc.c.data) != want.String() {
 			t.Fatalf("resolve: %v, first chunk %+v, want %q", err, fc, want.String())
 		}
 		v.lg = p.lg
 		p.firsts.add(v, fc)
 		c.change()
-		_, limit, err := v.size()
+		_, limit, err := v.size(p.ly)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,13 +26,34 @@ const quarantine = time.Second
 // error. A call that finds the cluster unreachable is logged with what it
 // was about.
 func (s *Store) call(w where, op string, fn func(ctx context.Context) error) error {
+	return s.callIn(nil, time.Time{}, w, op, fn)
+}
+
+// callIn is call bounded by a request: its context parent (nil: none)
+// and its deadline (zero: none), which all calls of the request share.
+// A call made when the deadline has passed fails at once with
+// partlog.ErrTimeout and a log line.
+func (s *Store) callIn(parent context.Context, deadline time.Time, w where, op string, fn func(ctx context.Context) error) error {
 	s.mu.Lock()
 	down, downErr := time.Until(s.downUntil), s.downErr
 	s.mu.Unlock()
 	if down > 0 {
 		return fmt.Errorf("%s: %s: cluster unreachable a moment ago: %w", w, op, downErr)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.opt.Timeout)
+	if parent == nil {
+		parent = context.Background()
+	}
+	limit := time.Now().Add(s.opt.Timeout)
+	if !deadline.IsZero() && deadline.Before(limit) {
+		limit = deadline
+	}
+	if err := parent.Err(); err != nil || !time.Now().Before(limit) {
+		err = fmt.Errorf("%s: %s: the request's %v for the cluster ran out: %w", w, op, s.opt.Timeout, partlog.ErrTimeout)
+		s.opt.Logger.WithFields(logrus.Fields{"broker": w.broker, "topic": w.topic, "partition": w.partition, "op": op,
+			"timeout": s.opt.Timeout.String()}).WithError(err).Warn("kafka cluster did not answer within the request's deadline")
+		return err
+	}
+	ctx, cancel := context.WithDeadline(parent, limit)
 	defer cancel()
 	err := fn(ctx)
 	if err == nil {
@@ -46,7 +67,7 @@ func (s *Store) call(w where, op string, fn func(ctx context.Context) error) err
 		return classify(w, op, err)
 	}
 	if timedOut && !errors.Is(err, partlog.ErrTimeout) {
-		err = fmt.Errorf("%s: %s: no answer within %v: %w: %w", w, op, s.opt.Timeout, partlog.ErrTimeout, err)
+		err = fmt.Errorf("%s: %s: no answer within the request's %v: %w: %w", w, op, s.opt.Timeout, partlog.ErrTimeout, err)
 	} else if !timedOut {
 		err = classify(w, op, err)
 	}

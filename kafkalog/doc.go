@@ -16,8 +16,10 @@
 // producer ID, epoch and sequence, and sends one batch at a time to the
 // leader with acks=all, resending the same bytes after a leader change or a
 // lost answer so that the broker drops a duplicate. Every call is bounded
-// by Options.Timeout; a call that runs out of it fails with
-// partlog.ErrTimeout naming the broker, topic and partition.
+// by Options.Timeout, and the calls made through a Log of WithContext (one
+// request of the filesystem) all by one deadline, Options.Timeout from its
+// start; a call that runs out fails with partlog.ErrTimeout naming the
+// broker, topic and partition.
 //
 // # Positions
 //

@@ -90,7 +90,7 @@ func (l *Log) answer(from int64, size int32) (p *kmsg.FetchResponseTopicPartitio
 	if p, broker, ok := l.s.rest.take(l, from); ok {
 		return p, broker, nil
 	}
-	err = l.s.call(l.where(""), "fetch", func(ctx context.Context) error {
+	err = l.call(l.where(""), "fetch", func(ctx context.Context) error {
 		p, broker, err = l.fetch(ctx, from, size)
 		return err
 	})

@@ -30,22 +30,33 @@ const SlotBytesPerOffset = 4096
 // they are asked again (a `tail -f` polls fstat once a second).
 const offsetsMaxAge = 50 * time.Millisecond
 
-// Log is one partition of a topic on the cluster.
+// Log is one partition of a topic on the cluster. The Logs that
+// WithContext returns share its state.
 type Log struct {
+	*logState
+	// ctx and deadline bound every call made through this Log (one
+	// request of the filesystem, WithContext); nil and zero: each call
+	// has Options.Timeout
+	ctx      context.Context
+	deadline time.Time
+}
+
+// logState is a partition's state, shared by the Logs of its requests.
+type logState struct {
 	s     *Store
 	topic string
 	part  int32
 
 	mu      sync.Mutex
-	start   int64              // REQUIRES: mu held; log start offset as of at
-	end     int64              // REQUIRES: mu held; last stable offset (read_committed end) as of at
-	at      time.Time          // REQUIRES: mu held; zero: ask again
-	changed chan struct{}      // REQUIRES: mu held
-	gens    map[int64]int64    // REQUIRES: mu held; tile base -> times an append to it did not land as one run
+	start   int64               // REQUIRES: mu held; log start offset as of at
+	end     int64               // REQUIRES: mu held; last stable offset (read_committed end) as of at
+	at      time.Time           // REQUIRES: mu held; zero: ask again
+	changed chan struct{}       // REQUIRES: mu held
+	gens    map[int64]int64     // REQUIRES: mu held; tile base -> times an append to it did not land as one run
 	counts  map[int64]tileCount // REQUIRES: mu held; tile base -> records counted (count.go)
-	marks   map[int64][]mark   // REQUIRES: mu held; tile base -> prints of its prefixes (prints.go)
-	heads   map[int64][]head   // REQUIRES: mu held; tile base -> its batches' headers as a read from its first offset met them (prints.go)
-	printLo map[int64]int64    // REQUIRES: mu held; tile base -> the first offset its marks were made from
+	marks   map[int64][]mark    // REQUIRES: mu held; tile base -> prints of its prefixes (prints.go)
+	heads   map[int64][]head    // REQUIRES: mu held; tile base -> its batches' headers as a read from its first offset met them (prints.go)
+	printLo map[int64]int64     // REQUIRES: mu held; tile base -> the first offset its marks were made from
 	// epoch is the largest leader epoch of the batches printed, epochEnd
 	// the offset after the last of them (printcache.go)
 	epoch       int32             // REQUIRES: mu held
@@ -67,10 +78,23 @@ var (
 	_ partlog.Log            = (*Log)(nil)
 	_ partlog.RewritesUnseen = (*Log)(nil)
 	_ partlog.Refresher      = (*Log)(nil)
+	_ partlog.Bounded        = (*Log)(nil)
 )
 
 func newLog(s *Store, topic string, n int32) *Log {
-	return &Log{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]tileCount{}, marks: map[int64][]mark{}, heads: map[int64][]head{}, printLo: map[int64]int64{}, epoch: -1}
+	return &Log{logState: &logState{s: s, topic: topic, part: n, changed: make(chan struct{}), gens: map[int64]int64{}, counts: map[int64]tileCount{}, marks: map[int64][]mark{}, heads: map[int64][]head{}, printLo: map[int64]int64{}, epoch: -1}}
+}
+
+// WithContext returns this partition with every call made through it
+// bounded by ctx and by one deadline, Options.Timeout from now: all the
+// calls of one request of the filesystem share it (partlog.Bounded).
+func (l *Log) WithContext(ctx context.Context) partlog.Log {
+	return &Log{logState: l.logState, ctx: ctx, deadline: time.Now().Add(l.s.opt.Timeout)}
+}
+
+// call is Store.call bounded by the Log's request, if any.
+func (l *Log) call(w where, op string, fn func(ctx context.Context) error) error {
+	return l.s.callIn(l.ctx, l.deadline, w, op, fn)
 }
 
 // Topic returns the topic name.
@@ -129,7 +153,7 @@ func (l *Log) Refresh() error {
 // not answer, the last known ones stand, with the error.
 func (l *Log) ask() (int64, int64, error) {
 	var ns, ne int64
-	err := l.s.call(l.where(""), "list offsets", func(ctx context.Context) error {
+	err := l.call(l.where(""), "list offsets", func(ctx context.Context) error {
 		var err error
 		if ns, _, err = l.listOffset(ctx, partlog.Earliest); err == nil {
 			ne, _, err = l.listOffset(ctx, partlog.Latest)
@@ -170,24 +194,42 @@ func (l *Log) listOffset(ctx context.Context, ts int64) (int64, int64, error) {
 	rp.Timestamp = ts
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	for try := 0; ; try++ {
+	p, err := retryPartition(ctx, "list offsets", func() ([]kmsg.ListOffsetsResponseTopicPartition, error) {
 		resp, err := req.RequestWith(ctx, l.s.cl)
+		if err != nil || len(resp.Topics) != 1 {
+			return nil, err
+		}
+		return resp.Topics[0].Partitions, nil
+	}, func(p *kmsg.ListOffsetsResponseTopicPartition) int16 { return p.ErrorCode })
+	if err != nil {
+		return 0, 0, err
+	}
+	return p.Offset, p.Timestamp, nil
+}
+
+// retryPartition sends a request about one partition until the answer
+// carries no retriable error, and returns the partition's answer. ask
+// sends it and returns the partitions of the answer's one topic (none when
+// it holds no topic); code is a partition's error code; what names the
+// request in errors.
+func retryPartition[P any](ctx context.Context, what string, ask func() ([]P, error), code func(*P) int16) (*P, error) {
+	for try := 0; ; try++ {
+		parts, err := ask()
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
-		if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-			return 0, 0, errors.New("list offsets: answer without the partition")
+		if len(parts) != 1 {
+			return nil, errors.New(what + ": answer without the partition")
 		}
-		p := resp.Topics[0].Partitions[0]
-		err = kerr.ErrorForCode(p.ErrorCode)
+		err = kerr.ErrorForCode(code(&parts[0]))
 		if err == nil {
-			return p.Offset, p.Timestamp, nil
+			return &parts[0], nil
 		}
 		if !retriable(err) {
-			return 0, 0, err
+			return nil, err
 		}
 		if err := pause(ctx, try); err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 	}
 }
@@ -199,7 +241,7 @@ func (l *Log) OffsetForTime(ts int64) (int64, error) {
 		return 0, fmt.Errorf("timestamp %d: %w", ts, partlog.ErrInvalid)
 	}
 	var off int64
-	err := l.s.call(l.where(""), "list offsets", func(ctx context.Context) error {
+	err := l.call(l.where(""), "list offsets", func(ctx context.Context) error {
 		var err error
 		off, _, err = l.listOffset(ctx, ts)
 		return err
@@ -314,7 +356,7 @@ func (l *Log) Stats() partlog.Stats {
 			return false
 		})
 	}
-	_ = l.s.call(l.where(""), "list offsets", func(ctx context.Context) error {
+	_ = l.call(l.where(""), "list offsets", func(ctx context.Context) error {
 		_, ts, err := l.listOffset(ctx, partlog.MaxTimestamp)
 		if err == nil {
 			st.MaxTimestampMs = ts
@@ -338,7 +380,7 @@ func (l *Log) Stats() partlog.Stats {
 // if unknown.
 func (l *Log) size() int64 {
 	size := int64(-1)
-	_ = l.s.call(l.where(""), "describe log dirs", func(ctx context.Context) error {
+	_ = l.call(l.where(""), "describe log dirs", func(ctx context.Context) error {
 		set := kadm.TopicsSet{}
 		set.Add(l.topic, l.part)
 		dirs, err := l.s.adm.DescribeAllLogDirs(ctx, set)

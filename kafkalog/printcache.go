@@ -199,7 +199,7 @@ func (l *Log) confirmPrints(epoch int32, seen, start, end int64, ws []tilePrint)
 	if epoch >= 0 {
 		var got int64
 		var gotEpoch int32
-		err := l.s.call(l.where(""), "offset for leader epoch", func(ctx context.Context) error {
+		err := l.call(l.where(""), "offset for leader epoch", func(ctx context.Context) error {
 			var err error
 			gotEpoch, got, err = l.askEpochEnd(ctx, epoch)
 			return err

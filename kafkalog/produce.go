@@ -212,7 +212,7 @@ func (l *Log) produce(batch []byte, n int32) (int64, error) {
 	a := &l.w
 	var base int64
 	var broker string
-	err := l.s.call(l.where(""), "produce", func(ctx context.Context) error {
+	err := l.call(l.where(""), "produce", func(ctx context.Context) error {
 		fresh := false
 		for try := 0; ; try++ {
 			if !a.have {

@@ -27,7 +27,7 @@ type restCache struct {
 
 // restEntry is what a fetch at any offset in [lo, hi] answers with.
 type restEntry struct {
-	l      *Log
+	l      *logState
 	lo, hi int64
 	p      *kmsg.FetchResponseTopicPartition
 	broker string
@@ -51,7 +51,7 @@ func (c *restCache) put(l *Log, lo, hi int64, p *kmsg.FetchResponseTopicPartitio
 	if len(c.entries) == restEntries {
 		c.entries = append(c.entries[:0], c.entries[1:]...)
 	}
-	c.entries = append(c.entries, restEntry{l: l, lo: lo, hi: hi, p: &rest, broker: broker, t: time.Now()})
+	c.entries = append(c.entries, restEntry{l: l.logState, lo: lo, hi: hi, p: &rest, broker: broker, t: time.Now()})
 }
 
 // take returns, once, the batches kept for a fetch of l at offset at.
@@ -59,7 +59,7 @@ func (c *restCache) take(l *Log, at int64) (*kmsg.FetchResponseTopicPartition, s
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range c.entries {
-		if e.l == l && e.lo <= at && at <= e.hi {
+		if e.l == l.logState && e.lo <= at && at <= e.hi {
 			c.entries = append(c.entries[:i], c.entries[i+1:]...)
 			if time.Since(e.t) > restMaxAge {
 				return nil, "", false

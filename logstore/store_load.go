@@ -111,7 +111,7 @@ func (st *Store) loadTopics(loads []topicLoad, cps rootCheckpoints) []*topic {
 	})
 	for i, j := range jobs {
 		if errs[i] != nil {
-			j.t.unopened[j.n] = fmt.Errorf("%s not opened: %w: %w", st.path(kafkaname.PartitionDir(j.t.name, j.n)), partlog.ErrCorrupt, errs[i])
+			j.t.unopened[j.n] = fmt.Errorf("%s not opened: %w: %v", st.path(kafkaname.PartitionDir(j.t.name, j.n)), partlog.ErrCorrupt, errs[i])
 			st.keepCheckpoints(j.t.name, j.n, cps)
 		}
 	}

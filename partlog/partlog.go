@@ -69,13 +69,14 @@
 //     ErrTooLarge (and nothing appended); any change on a read-only store:
 //     ErrReadOnly.
 //
-// Optional capabilities are the interfaces LineAppender, SegmentFiler and
-// RewritesUnseen (of a Log), SegmentFileDuper (of a SegmentFile) and
+// Optional capabilities are the interfaces LineAppender, SegmentFiler,
+// RewritesUnseen, Refresher and Bounded (of a Log), SegmentFileDuper (of a SegmentFile) and
 // PartitionLister and GroupStore (of a Store); fs/ uses them where a backend has them and
 // reaches nothing else of it.
 package partlog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -286,6 +287,17 @@ type RewritesUnseen interface {
 // open (SPEC §3).
 type Refresher interface {
 	Refresh() error
+}
+
+// Bounded is a Log whose calls wait on a remote backend (a cluster's).
+// WithContext returns the same partition (sharing all its state) whose
+// calls, all together, end by one deadline: the backend's timeout from
+// the call of WithContext, or earlier when ctx is done. fs gives each
+// request of the filesystem such a Log, so that the request waits no
+// longer than the timeout in total, however many calls it makes; a call
+// past the deadline fails with ErrTimeout.
+type Bounded interface {
+	WithContext(ctx context.Context) Log
 }
 
 // GroupStore is a Store whose consumer groups are kept by someone else

@@ -52,7 +52,9 @@ func (ly *Layout) Check() error {
 
 // Rescan returns a layout of ly's log without bookkeeping: it computes
 // every position by reading the records again.
-func (ly *Layout) Rescan() *Layout { return &Layout{log: ly.log, lg: ly.lg, dec: ly.dec} }
+func (ly *Layout) Rescan() *Layout {
+	return &Layout{layoutState: &layoutState{lg: ly.lg, dec: ly.dec}, log: ly.log}
+}
 
 // PosBoth returns where ly places record off in both streams.
 func (ly *Layout) PosBoth(off int64) (pos [2]int64, err error) {

@@ -75,8 +75,14 @@ type Decoder interface {
 func decodes(d Decoder, r *record.Record) bool { return d != nil && d.Decodes(r) }
 
 // Layout keeps the stable positions of a partition's rendered streams.
+// The Layouts that With returns share its state.
 type Layout struct {
-	log partlog.Log
+	*layoutState
+	log partlog.Log // the partition, or the same bound to one request (With)
+}
+
+// layoutState is a partition's position bookkeeping.
+type layoutState struct {
 	lg  *logrus.Entry
 	dec Decoder // schema-encoded payloads decoded; nil: none
 
@@ -90,12 +96,18 @@ func NewLayout(l partlog.Log, lg *logrus.Entry) *Layout {
 	return NewDecodingLayout(l, lg, nil)
 }
 
+// With returns the same layout (sharing its state) reading the partition
+// through l, the same partition bound to one request (partlog.Bounded).
+func (ly *Layout) With(l partlog.Log) *Layout {
+	return &Layout{layoutState: ly.layoutState, log: l}
+}
+
 // Decoder returns the decoder ly renders with (nil: none).
 func (ly *Layout) Decoder() Decoder { return ly.dec }
 
 // NewDecodingLayout is NewLayout of renderings that decode with dec.
 func NewDecodingLayout(l partlog.Log, lg *logrus.Entry, dec Decoder) *Layout {
-	ly := &Layout{log: l, lg: lg, dec: dec}
+	ly := &Layout{layoutState: &layoutState{lg: lg, dec: dec}, log: l}
 	ly.load()
 	return ly
 }
