@@ -190,7 +190,7 @@ func (st *Store) loadLog(topic string, n int, dir string, cfg config.Topic, cp l
 		l.segs = append(l.segs, s)
 		l.byID[s.id] = s
 	}
-	if err := l.loadTxnIndexes(); err != nil {
+	if err := l.loadTxnIndexes(files); err != nil {
 		l.logger.WithError(err).Warn("ignoring unreadable transaction index")
 	}
 	if err := l.loadSegments(cp, st.clean); err != nil {
