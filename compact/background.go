@@ -107,11 +107,12 @@ func (m *manager) thread(id int, quit <-chan struct{}) {
 		case errors.Is(err, ErrConflict):
 			log.WithError(err).WithField("log", logKey(target)).Info("segments changed during cleaning; will retry")
 		case err != nil:
-			log.WithError(err).WithFields(logrus.Fields{"topic": target.Topic(), "partition": target.Partition(),
-				"file": partlog.FileOf(err)}).Error("cleaning failed; skipping this log for a while")
+			// counted before logged: a reader of the log line finds the count
 			if m.opt.OnFailed != nil {
 				m.opt.OnFailed(target.Topic(), target.Partition(), err)
 			}
+			log.WithError(err).WithFields(logrus.Fields{"topic": target.Topic(), "partition": target.Partition(),
+				"file": partlog.FileOf(err)}).Error("cleaning failed; skipping this log for a while")
 		case st.Rounds > 0 && m.opt.OnCleaned != nil:
 			m.opt.OnCleaned(target.Topic(), target.Partition(), st.BytesRead, st.BytesWritten, st.RecordsRemoved)
 		}

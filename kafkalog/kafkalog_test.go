@@ -302,20 +302,19 @@ func TestLogAppendTime(t *testing.T) {
 	}
 }
 
-// TestCompactionInsideTile: compaction that keeps a tile's first
-// record and log start offset but removes records after it gives the
-// tile a new ID and closes Changed once a read from the tile's start
-// fetches it again; a tile nobody changed keeps its ID across reads.
-func TestCompactionInsideTile(t *testing.T) {
-	c := cluster(t)
-	s := open(t, c)
-	if err := s.CreateTopic("c"); err != nil {
+// compactedTopic creates topic name with cleanup.policy=compact and
+// appends 21 records, one a batch: key "first", then k1, k0, k1, ...
+// (values v0..v20); it returns partition 0, its offsets to be asked again
+// (stale).
+func compactedTopic(t *testing.T, s *Store, name string) partlog.Log {
+	t.Helper()
+	if err := s.CreateTopic(name); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetTopicConfig("c", []partlog.KV{{Key: "cleanup.policy", Value: "compact"}}); err != nil {
+	if err := s.SetTopicConfig(name, []partlog.KV{{Key: "cleanup.policy", Value: "compact"}}); err != nil {
 		t.Fatal(err)
 	}
-	l, _ := s.Partition("c", 0)
+	l, _ := s.Partition(name, 0)
 	for i := 0; i < 21; i++ {
 		key := fmt.Sprint("k", i%2)
 		if i == 0 {
@@ -326,6 +325,17 @@ func TestCompactionInsideTile(t *testing.T) {
 		}
 	}
 	l.(*Log).stale()
+	return l
+}
+
+// TestCompactionInsideTile: compaction that keeps a tile's first
+// record and log start offset but removes records after it gives the
+// tile a new ID and closes Changed once a read from the tile's start
+// fetches it again; a tile nobody changed keeps its ID across reads.
+func TestCompactionInsideTile(t *testing.T) {
+	c := cluster(t)
+	s := open(t, c)
+	l := compactedTopic(t, s, "c")
 	segs := segmentsOf(l)
 	if n := len(readAll(t, l)); n != 21 {
 		t.Fatalf("%d records before compaction", n)

@@ -194,24 +194,42 @@ func (l *Log) listOffset(ctx context.Context, ts int64) (int64, int64, error) {
 	rp.Timestamp = ts
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	for try := 0; ; try++ {
+	p, err := retryPartition(ctx, "list offsets", func() ([]kmsg.ListOffsetsResponseTopicPartition, error) {
 		resp, err := req.RequestWith(ctx, l.s.cl)
+		if err != nil || len(resp.Topics) != 1 {
+			return nil, err
+		}
+		return resp.Topics[0].Partitions, nil
+	}, func(p *kmsg.ListOffsetsResponseTopicPartition) int16 { return p.ErrorCode })
+	if err != nil {
+		return 0, 0, err
+	}
+	return p.Offset, p.Timestamp, nil
+}
+
+// retryPartition sends a request about one partition until the answer
+// carries no retriable error, and returns the partition's answer. ask
+// sends it and returns the partitions of the answer's one topic (none when
+// it holds no topic); code is a partition's error code; what names the
+// request in errors.
+func retryPartition[P any](ctx context.Context, what string, ask func() ([]P, error), code func(*P) int16) (*P, error) {
+	for try := 0; ; try++ {
+		parts, err := ask()
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
-		if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-			return 0, 0, errors.New("list offsets: answer without the partition")
+		if len(parts) != 1 {
+			return nil, errors.New(what + ": answer without the partition")
 		}
-		p := resp.Topics[0].Partitions[0]
-		err = kerr.ErrorForCode(p.ErrorCode)
+		err = kerr.ErrorForCode(code(&parts[0]))
 		if err == nil {
-			return p.Offset, p.Timestamp, nil
+			return &parts[0], nil
 		}
 		if !retriable(err) {
-			return 0, 0, err
+			return nil, err
 		}
 		if err := pause(ctx, try); err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 	}
 }

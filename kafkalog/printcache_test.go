@@ -217,23 +217,7 @@ func TestTilePrintsCheckedAfterRemount(t *testing.T) {
 	c := cluster(t)
 	cache := t.TempDir()
 	s := open(t, c, func(o *Options) { o.CacheDir = cache })
-	if err := s.CreateTopic("t"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetTopicConfig("t", []partlog.KV{{Key: "cleanup.policy", Value: "compact"}}); err != nil {
-		t.Fatal(err)
-	}
-	l, _ := s.Partition("t", 0)
-	for i := 0; i < 21; i++ {
-		key := fmt.Sprint("k", i%2)
-		if i == 0 {
-			key = "first"
-		}
-		if _, err := l.Append([]record.Record{{Key: []byte(key), Value: []byte(fmt.Sprint("v", i))}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	l.(*Log).stale()
+	l := compactedTopic(t, s, "t")
 	readAll(t, l)
 	before := segmentsOf(l)[0]
 	s.Close()

@@ -12,11 +12,12 @@ import (
 )
 
 // segmentFiles is what resolveLeftovers found for one segment: its base
-// offset and the operation suffix its files carry ("" or, on a read-only
-// store that cannot rename, ".swap").
+// offset, the operation suffix its files carry ("" or, on a read-only
+// store that cannot rename, ".swap") and whether it has a .txnindex.
 type segmentFiles struct {
 	base   int64
 	suffix string
+	txn    bool
 }
 
 // segmentKind returns the Kafka suffix of a segment file name without an
@@ -88,12 +89,14 @@ func (l *Log) completeSwaps(swaps, plain []string) ([]segmentFiles, error) {
 	}
 	var errs []error
 	bases := map[int64]string{}
+	kept := map[string]bool{} // the names left, as a segment's files are named
 	for _, name := range plain {
 		base, _ := kafkaname.ParseBase(name)
 		if base >= lo && base < hi {
 			errs = append(errs, l.removeLeftover(name, "replaced by a .swap segment"))
 			continue
 		}
+		kept[name] = true
 		if segmentKind(name) == kafkaname.LogSuffix {
 			bases[base] = ""
 		}
@@ -101,6 +104,7 @@ func (l *Log) completeSwaps(swaps, plain []string) ([]segmentFiles, error) {
 	for _, name := range swaps {
 		base, _ := kafkaname.ParseBase(name)
 		if l.readOnly {
+			kept[name] = true
 			if strings.HasSuffix(name, kafkaname.LogSuffix+kafkaname.SwapSuffix) {
 				bases[base] = kafkaname.SwapSuffix
 			}
@@ -112,6 +116,7 @@ func (l *Log) completeSwaps(swaps, plain []string) ([]segmentFiles, error) {
 			continue
 		}
 		l.logger.WithField("file", name).Info("completed an interrupted segment swap")
+		kept[final] = true
 		if strings.HasSuffix(final, kafkaname.LogSuffix) {
 			bases[base] = ""
 		}
@@ -121,7 +126,8 @@ func (l *Log) completeSwaps(swaps, plain []string) ([]segmentFiles, error) {
 	}
 	out := make([]segmentFiles, 0, len(bases))
 	for b, suf := range bases {
-		out = append(out, segmentFiles{base: b, suffix: suf})
+		txn := kept[kafkaname.SegmentFile(b, kafkaname.TxnIndexSuffix)+suf]
+		out = append(out, segmentFiles{base: b, suffix: suf, txn: txn})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].base < out[j].base })
 	return out, errors.Join(errs...)

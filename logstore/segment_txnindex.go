@@ -192,10 +192,14 @@ func (l *Log) writeTxnIndexes(added []abortedTxn) error {
 	return errors.Join(errs...)
 }
 
-// loadTxnIndexes reads every .txnindex of the live segments.
-func (l *Log) loadTxnIndexes() error {
+// loadTxnIndexes reads the .txnindex of every live segment whose files
+// (resolveLeftovers, in the order of l.segs) list one.
+func (l *Log) loadTxnIndexes(files []segmentFiles) error {
 	var errs []error
-	for _, s := range l.segs {
+	for i, s := range l.segs {
+		if i < len(files) && !files[i].txn {
+			continue
+		}
 		path := segmentPath(l.dir, s.base, kafkaname.TxnIndexSuffix) + s.suffix
 		data, err := vfs.ReadFile(l.fs, path)
 		if err != nil {

@@ -111,7 +111,7 @@ func (st *Store) loadTopics(loads []topicLoad, cps rootCheckpoints) []*topic {
 	})
 	for i, j := range jobs {
 		if errs[i] != nil {
-			j.t.unopened[j.n] = fmt.Errorf("%s not opened: %w: %w", st.path(kafkaname.PartitionDir(j.t.name, j.n)), partlog.ErrCorrupt, errs[i])
+			j.t.unopened[j.n] = fmt.Errorf("%s not opened: %w: %v", st.path(kafkaname.PartitionDir(j.t.name, j.n)), partlog.ErrCorrupt, errs[i])
 			st.keepCheckpoints(j.t.name, j.n, cps)
 		}
 	}
@@ -190,7 +190,7 @@ func (st *Store) loadLog(topic string, n int, dir string, cfg config.Topic, cp l
 		l.segs = append(l.segs, s)
 		l.byID[s.id] = s
 	}
-	if err := l.loadTxnIndexes(); err != nil {
+	if err := l.loadTxnIndexes(files); err != nil {
 		l.logger.WithError(err).Warn("ignoring unreadable transaction index")
 	}
 	if err := l.loadSegments(cp, st.clean); err != nil {
