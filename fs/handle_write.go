@@ -44,7 +44,8 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 	}
 	held := len(h.partial) > 0
 	head, body, rest := h.splitWrite(data)
-	err := h.appendWrite(head, body)
+	log, _ := h.n.p.in(ctx)
+	err := h.appendWrite(log, head, body)
 	if err != nil {
 		// The held partial line belonged to the failed lines: drop it
 		// so close does not fail again on it.
@@ -61,7 +62,7 @@ func (h *viewHandle) Write(ctx context.Context, data []byte, off int64) (_ uint3
 // appendWrite appends the complete lines of head and body as one atomic
 // write: encoded with the topic's schemas where it has subjects (SPEC
 // §11), else as SPEC §4 says. REQUIRES: mu held.
-func (h *viewHandle) appendWrite(head, body []byte) error {
+func (h *viewHandle) appendWrite(log partlog.Log, head, body []byte) error {
 	p := h.n.p
 	value, key, err := p.encodes()
 	if err != nil {
@@ -79,7 +80,7 @@ func (h *viewHandle) appendWrite(head, body []byte) error {
 			recs, err = h.parseAfter(h.recs[:0], lines)
 		}
 	case h.n.k == position.Plain:
-		if la, ok := p.log.(partlog.LineAppender); ok {
+		if la, ok := log.(partlog.LineAppender); ok {
 			return p.appendLines(la, head, body)
 		}
 		fallthrough
@@ -92,7 +93,7 @@ func (h *viewHandle) appendWrite(head, body []byte) error {
 		return err
 	}
 	h.recs = recs[:0] // reused by the next write; Append copied them
-	return p.append(recs)
+	return p.appendTo(log, recs)
 }
 
 // checkPartial refuses a held partial line that can no longer become a
@@ -165,13 +166,13 @@ func (h *viewHandle) parseAfter(recs []record.Record, buf []byte) ([]record.Reco
 }
 
 // flushPartial appends a held partial line. REQUIRES: mu held.
-func (h *viewHandle) flushPartial() error {
+func (h *viewHandle) flushPartial(log partlog.Log) error {
 	if len(h.partial) == 0 {
 		return nil
 	}
 	line := append(h.partial, '\n')
 	h.partial = nil
-	return h.appendWrite(nil, line)
+	return h.appendWrite(log, nil, line)
 }
 
 func (h *viewHandle) Flush(ctx context.Context) (errno syscall.Errno) {
@@ -185,7 +186,8 @@ func (h *viewHandle) Flush(ctx context.Context) (errno syscall.Errno) {
 		// left the writer a short count only: close tells it.
 		return fail(h.n.lg, "flush", fmt.Errorf("a line refused by an earlier write was never stored: %w", err))
 	}
-	if err := h.flushPartial(); err != nil {
+	log, _ := h.n.p.in(ctx)
+	if err := h.flushPartial(log); err != nil {
 		return fail(h.n.lg, "flush", err)
 	}
 	return 0
@@ -195,10 +197,11 @@ func (h *viewHandle) Fsync(ctx context.Context, flags uint32) (errno syscall.Err
 	defer guard(h.n.lg, "fsync", &errno)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if err := h.flushPartial(); err != nil {
+	log, _ := h.n.p.in(ctx)
+	if err := h.flushPartial(log); err != nil {
 		return fail(h.n.lg, "fsync", err)
 	}
-	if err := h.n.p.log.Sync(); err != nil {
+	if err := log.Sync(); err != nil {
 		return fail(h.n.lg, "fsync", err)
 	}
 	return 0
@@ -206,7 +209,11 @@ func (h *viewHandle) Fsync(ctx context.Context, flags uint32) (errno syscall.Err
 
 // append appends recs as one atomic write and feeds the position
 // bookkeeping.
-func (p *part) append(recs []record.Record) error {
+func (p *part) append(recs []record.Record) error { return p.appendTo(p.log, recs) }
+
+// appendTo is append through log: p's Log, or the same bound to the
+// request (part.in).
+func (p *part) appendTo(log partlog.Log, recs []record.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -214,11 +221,11 @@ func (p *part) append(recs []record.Record) error {
 		return err
 	}
 	if p.schemas.decodesAny(recs) {
-		return p.appendDecoding(recs)
+		return p.appendDecoding(log, recs)
 	}
 	m := position.Measure(recs)
 	defer m.Release()
-	first, err := p.log.Append(recs)
+	first, err := log.Append(recs)
 	if err != nil {
 		return err
 	}

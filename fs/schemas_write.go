@@ -109,8 +109,8 @@ func (p *part) encodeJSONLine(line []byte, value, key bool) ([]byte, error) {
 
 // appendDecoding is append of records some of which p's renderings
 // decode: their lengths are left to the layout's next scan.
-func (p *part) appendDecoding(recs []record.Record) error {
-	first, err := p.log.Append(recs)
+func (p *part) appendDecoding(log partlog.Log, recs []record.Record) error {
+	first, err := log.Append(recs)
 	if err != nil {
 		return err
 	}

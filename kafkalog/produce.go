@@ -62,7 +62,7 @@ func (l *Log) Append(recs []record.Record) (int64, error) {
 	if len(recs) == 0 {
 		return l.EndOffset(), nil
 	}
-	conf, err := l.s.appendConf(l.topic)
+	conf, err := l.s.appendConf(l.call, l.topic)
 	if err != nil {
 		return 0, err
 	}

@@ -256,9 +256,18 @@ func (s *Store) Partition(topic string, n int) (partlog.Log, error) {
 
 // TopicConfig returns every config of topic as the cluster describes it.
 func (s *Store) TopicConfig(topic string) ([]partlog.KV, error) {
+	return s.topicConfig(s.call, topic)
+}
+
+// caller runs one call to the cluster: Store.call, or a Log's bounded by
+// its request.
+type caller func(w where, op string, fn func(ctx context.Context) error) error
+
+// topicConfig is TopicConfig asking through call.
+func (s *Store) topicConfig(call caller, topic string) ([]partlog.KV, error) {
 	w := where{broker: s.seeds(), topic: topic, partition: -1}
 	var rc kadm.ResourceConfig
-	err := s.call(w, "describe configs", func(ctx context.Context) error {
+	err := call(w, "describe configs", func(ctx context.Context) error {
 		rcs, err := s.adm.DescribeTopicConfigs(ctx, topic)
 		if err == nil {
 			if rc, err = rcs.On(topic, nil); err == nil {
@@ -407,15 +416,16 @@ type topicConf struct {
 // describing it again.
 const confMaxAge = 10 * time.Second
 
-// appendConf returns the configuration an append to topic uses.
-func (s *Store) appendConf(topic string) (*topicConf, error) {
+// appendConf returns the configuration an append to topic uses, asking
+// through call when it is older than confMaxAge.
+func (s *Store) appendConf(call caller, topic string) (*topicConf, error) {
 	s.mu.Lock()
 	c := s.confs[topic]
 	s.mu.Unlock()
 	if c != nil && time.Since(c.at) < confMaxAge {
 		return c, nil
 	}
-	kvs, err := s.TopicConfig(topic)
+	kvs, err := s.topicConfig(call, topic)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,8 @@ import (
 // (its offsets, 1.6 s, then a fetch of its last tile) fail with
 // ETIMEDOUT, each request within the timeout: open and read each in less
 // than 2.5 s, stat of log and of @offset/1 too, cat (lookup, open, read)
-// in less than 6.5 s.
+// in less than 6.5 s; and a write whose configs are answered after 1.6 s
+// and whose produce never is, in less than 2.5 s.
 func TestKafkaRequestDeadline(t *testing.T) {
 	testutil.Kcat(t)
 	c, addr := kafkaCluster(t, kfake.SeedTopics(1, "t", "u"))
@@ -35,6 +36,11 @@ func TestKafkaRequestDeadline(t *testing.T) {
 	if got := d.sh("cat t/0/log"); got != "a\nb\nc\n" {
 		t.Fatalf("cat t/0/log: %q", got)
 	}
+	w, err := os.OpenFile(d.path("t", "0", "log"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
 	c.ControlKey(int16(kmsg.ListOffsets), func(kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
 		time.Sleep(800 * time.Millisecond)
@@ -81,6 +87,25 @@ func TestKafkaRequestDeadline(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond)
 	// a window's lookup: its offsets, then the records at its start
 	timed("stat t/0/@offset/1", timeout+500*time.Millisecond)
+	// a write: the topic's configs (answered after 1.6 s), then a
+	// produce (never answered)
+	c.ControlKey(int16(kmsg.DescribeConfigs), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		time.Sleep(1600 * time.Millisecond)
+		return nil, nil, false
+	})
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		return nil, nil, true
+	})
+	time.Sleep(1100 * time.Millisecond)
+	start = time.Now()
+	_, err = w.Write([]byte("d\n"))
+	wrote := time.Since(start)
+	t.Logf("write %v: %v", wrote.Round(10*time.Millisecond), err)
+	if !errors.Is(err, syscall.ETIMEDOUT) || wrote > timeout+500*time.Millisecond {
+		t.Fatalf("write %v (%v) with --kafka-timeout %v\n%s", wrote, err, timeout, tail(d.log.String(), 3000))
+	}
 	if !strings.Contains(d.log.String(), "request's") {
 		t.Errorf("no log line names the request's deadline:\n%s", tail(d.log.String(), 3000))
 	}

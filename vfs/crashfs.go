@@ -140,6 +140,19 @@ func (c *CrashFS) lookup(name string) (*node, error) {
 	return n, nil
 }
 
+// lookupDir finds directory name, refusing another file for op.
+// REQUIRES: c.mu held.
+func (c *CrashFS) lookupDir(op, name string) (*node, error) {
+	n, err := c.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if !n.dir {
+		return nil, pathErr(op, name, errors.New("not a directory"))
+	}
+	return n, nil
+}
+
 // parent finds the directory holding name and the last element of name.
 // REQUIRES: c.mu held.
 func (c *CrashFS) parent(name string) (*node, string, error) {
@@ -277,12 +290,9 @@ func (c *CrashFS) MkdirAll(name string, perm os.FileMode) error {
 func (c *CrashFS) ReadDir(name string) ([]os.DirEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, err := c.lookup(name)
+	n, err := c.lookupDir("readdir", name)
 	if err != nil {
 		return nil, err
-	}
-	if !n.dir {
-		return nil, pathErr("readdir", name, errors.New("not a directory"))
 	}
 	des := make([]os.DirEntry, 0, len(n.entries))
 	for base, child := range n.entries {
@@ -307,12 +317,9 @@ func (c *CrashFS) Stat(name string) (os.FileInfo, error) {
 func (c *CrashFS) SyncDir(name string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, err := c.lookup(name)
+	n, err := c.lookupDir("fsync", name)
 	if err != nil {
 		return err
-	}
-	if !n.dir {
-		return pathErr("fsync", name, errors.New("not a directory"))
 	}
 	n.durable = make(map[string]*node, len(n.entries))
 	for k, v := range n.entries {
@@ -326,12 +333,8 @@ func (c *CrashFS) SyncDir(name string) error {
 func (c *CrashFS) OpenSyncAll(name string) (SyncAll, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, err := c.lookup(name)
-	if err != nil {
+	if _, err := c.lookupDir("open", name); err != nil {
 		return nil, err
-	}
-	if !n.dir {
-		return nil, pathErr("open", name, errors.New("not a directory"))
 	}
 	return crashSyncAll{c}, nil
 }
