@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"os/signal"
 	"runtime/pprof"
 	"strconv"
@@ -240,8 +241,14 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 	if err != nil {
 		return nil, fmt.Errorf("--config: %w", err)
 	}
-	st, err := logstore.Open(mf.datadir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
-		BatchBytes: mf.batchBytes, Progress: logw, FS: vfs.NewBudgetFS(vfs.Beneath(mf.datadir), budget), RetentionInterval: retention,
+	// The store works with absolute paths: a relative one would cost a
+	// getcwd (two stats) at every file it opens.
+	dir := mf.datadir
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	st, err := logstore.Open(dir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
+		BatchBytes: mf.batchBytes, Progress: logw, FS: vfs.NewBudgetFS(vfs.Beneath(dir), budget), RetentionInterval: retention,
 		OnBackgroundError: func(task, topic string, partition int, _ error) {
 			mets.BackgroundFailed(task, topic, partition)
 		},
