@@ -32,22 +32,24 @@ type budgetFile struct {
 
 func (cf *budgetFile) Name() string { return cf.name }
 
-func (cf *budgetFile) ReadAt(p []byte, off int64) (int, error) {
-	f, err := cf.acquire("read")
+// use runs op on the handle's descriptor, reopened if it was evicted;
+// what names the operation in errors.
+func use[T any](cf *budgetFile, what string, op func(File) (T, error)) (T, error) {
+	f, err := cf.acquire(what)
 	if err != nil {
-		return 0, err
+		var zero T
+		return zero, err
 	}
 	defer cf.release()
-	return f.ReadAt(p, off)
+	return op(f)
+}
+
+func (cf *budgetFile) ReadAt(p []byte, off int64) (int, error) {
+	return use(cf, "read", func(f File) (int, error) { return f.ReadAt(p, off) })
 }
 
 func (cf *budgetFile) WriteAt(p []byte, off int64) (int, error) {
-	f, err := cf.acquire("write")
-	if err != nil {
-		return 0, err
-	}
-	defer cf.release()
-	return f.WriteAt(p, off)
+	return use(cf, "write", func(f File) (int, error) { return f.WriteAt(p, off) })
 }
 
 // Write writes at the handle's own position, or at the end with O_APPEND.
@@ -68,30 +70,17 @@ func (cf *budgetFile) Write(p []byte) (int, error) {
 }
 
 func (cf *budgetFile) Sync() error {
-	f, err := cf.acquire("sync")
-	if err != nil {
-		return err
-	}
-	defer cf.release()
-	return f.Sync()
+	_, err := use(cf, "sync", func(f File) (struct{}, error) { return struct{}{}, f.Sync() })
+	return err
 }
 
 func (cf *budgetFile) Truncate(size int64) error {
-	f, err := cf.acquire("truncate")
-	if err != nil {
-		return err
-	}
-	defer cf.release()
-	return f.Truncate(size)
+	_, err := use(cf, "truncate", func(f File) (struct{}, error) { return struct{}{}, f.Truncate(size) })
+	return err
 }
 
 func (cf *budgetFile) Stat() (os.FileInfo, error) {
-	f, err := cf.acquire("stat")
-	if err != nil {
-		return nil, err
-	}
-	defer cf.release()
-	return f.Stat()
+	return use(cf, "stat", File.Stat)
 }
 
 // Close closes the handle for good.
