@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -492,12 +491,7 @@ func TestSequentialReadFetchesOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var fetches atomic.Int64
-	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		fetches.Add(1)
-		return nil, nil, false
-	})
+	fetches := testutil.CountRequests(c, kmsg.Fetch)
 	got := readAll(t, l)
 	if len(got) != appends*len(recs) {
 		t.Fatalf("%d records, want %d", len(got), appends*len(recs))

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,12 +58,7 @@ func printedTopic(t *testing.T, c *kfake.Cluster, cache string, n int) []uint64 
 // tiles' stamps, the fetches that took, and the log.
 func stampsAfterRemount(t *testing.T, c *kfake.Cluster, cache string) ([]uint64, int64, testutil.Logger) {
 	t.Helper()
-	var fetches atomic.Int64
-	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		fetches.Add(1)
-		return nil, nil, false
-	})
+	fetches := testutil.CountRequests(c, kmsg.Fetch)
 	defer c.DropControl()
 	lg := testutil.NewLogger()
 	s := open(t, c, func(o *Options) { o.CacheDir, o.Logger = cache, lg.Entry })

@@ -141,15 +141,8 @@ func TestKafkaRequestDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	c.ControlKey(int16(kmsg.ListOffsets), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		time.Sleep(800 * time.Millisecond)
-		return nil, nil, false
-	})
-	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		return nil, nil, true // never answered
-	})
+	testutil.SlowRequests(c, kmsg.ListOffsets, 800*time.Millisecond)
+	testutil.UnansweredRequests(c, kmsg.Fetch)
 	timed := func(script string, limit time.Duration) {
 		t.Helper()
 		start := time.Now()
@@ -189,15 +182,8 @@ func TestKafkaRequestDeadline(t *testing.T) {
 	timed("stat t/0/@offset/1", timeout+500*time.Millisecond)
 	// a write: the topic's configs (answered after 1.6 s), then a
 	// produce (never answered)
-	c.ControlKey(int16(kmsg.DescribeConfigs), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		time.Sleep(1600 * time.Millisecond)
-		return nil, nil, false
-	})
-	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		return nil, nil, true
-	})
+	testutil.SlowRequests(c, kmsg.DescribeConfigs, 1600*time.Millisecond)
+	testutil.UnansweredRequests(c, kmsg.Produce)
 	time.Sleep(1100 * time.Millisecond)
 	start = time.Now()
 	_, err = w.Write([]byte("d\n"))

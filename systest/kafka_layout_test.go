@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -179,12 +178,7 @@ func TestKafkaRemountKeepsLayout(t *testing.T) {
 	}
 	d.stop()
 
-	var fetches atomic.Int64
-	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		fetches.Add(1)
-		return nil, nil, false
-	})
+	fetches := testutil.CountRequests(c, kmsg.Fetch)
 	// remount returns the fetches st_size took, and those st_size and
 	// the probes took
 	remount := func(when string) (int64, int64) {
