@@ -1,11 +1,15 @@
 package systest
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/partfs/partfs/internal/testutil"
 )
@@ -108,4 +112,101 @@ func TestKafkaDeadlines(t *testing.T) {
 	w.Close()
 	r.Close()
 	d.stop()
+}
+
+// TestKafkaRequestDeadline: a FUSE request waits on the cluster no longer
+// than --kafka-timeout in total, however many calls it makes. The cluster
+// answers each ListOffsets after 0.8 s (a request's two together 1.6 s,
+// within the 2 s timeout) and then stops answering fetches: a `cat` of a
+// partition the mount had read (open: 1.6 s of ListOffsets; read: 1.6 s
+// of ListOffsets and the fetch) and then a `stat` of a partition the mount never looked at
+// (its offsets, 1.6 s, then a fetch of its last tile) fail with
+// ETIMEDOUT, each request within the timeout: open and read each in less
+// than 2.5 s, stat of log and of @offset/1 too, cat (lookup, open, read)
+// in less than 6.5 s; and a write whose configs are answered after 1.6 s
+// and whose produce never is, in less than 2.5 s.
+func TestKafkaRequestDeadline(t *testing.T) {
+	testutil.Kcat(t)
+	c, addr := kafkaCluster(t, kfake.SeedTopics(1, "t", "u"))
+	for _, topic := range []string{"t", "u"} {
+		kcat(t, addr, "a\nb\nc\n", "-P", "-t", topic, "-p", "0")
+	}
+	const timeout = 2 * time.Second
+	d := kafkaMount(t, addr, "", "--kafka-timeout", timeout.String())
+	if got := d.sh("cat t/0/log"); got != "a\nb\nc\n" {
+		t.Fatalf("cat t/0/log: %q", got)
+	}
+	w, err := os.OpenFile(d.path("t", "0", "log"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	c.ControlKey(int16(kmsg.ListOffsets), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		time.Sleep(800 * time.Millisecond)
+		return nil, nil, false
+	})
+	c.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		return nil, nil, true // never answered
+	})
+	timed := func(script string, limit time.Duration) {
+		t.Helper()
+		start := time.Now()
+		out, err := testutil.Sh(d.mnt, script, time.Minute)
+		took := time.Since(start)
+		t.Logf("%s: %v (%v)", script, took.Round(10*time.Millisecond), err)
+		if err == nil || !strings.Contains(err.Error(), "Connection timed out") {
+			t.Fatalf("%s: %q, %v; want ETIMEDOUT", script, out, err)
+		}
+		if took > limit {
+			t.Fatalf("%s took %v with --kafka-timeout %v (limit %v)\n%s", script, took, timeout, limit, tail(d.log.String(), 3000))
+		}
+	}
+	// open and read, each one FUSE request, timed one by one
+	start := time.Now()
+	f, err := os.Open(d.path("t", "0", "log"))
+	opened := time.Since(start)
+	if err == nil {
+		time.Sleep(100 * time.Millisecond) // the offsets the open asked for grow old: the read asks again
+		start = time.Now()
+		_, err = f.Read(make([]byte, 100))
+		f.Close()
+	}
+	read := time.Since(start)
+	t.Logf("open %v, read %v: %v", opened.Round(10*time.Millisecond), read.Round(10*time.Millisecond), err)
+	if !errors.Is(err, syscall.ETIMEDOUT) || opened > timeout+500*time.Millisecond || read > timeout+500*time.Millisecond {
+		t.Fatalf("open %v, read %v (%v) with --kafka-timeout %v\n%s", opened, read, err, timeout, tail(d.log.String(), 3000))
+	}
+	time.Sleep(1100 * time.Millisecond) // the quarantine after the failure ends
+	// cat: its lookup's getattr, open and read, three requests
+	timed("cat t/0/log", 3*timeout+500*time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
+	// stat of a partition never looked at: its offsets, then its last tile
+	timed("stat u/0/log", timeout+500*time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
+	// a window's lookup: its offsets, then the records at its start
+	timed("stat t/0/@offset/1", timeout+500*time.Millisecond)
+	// a write: the topic's configs (answered after 1.6 s), then a
+	// produce (never answered)
+	c.ControlKey(int16(kmsg.DescribeConfigs), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		time.Sleep(1600 * time.Millisecond)
+		return nil, nil, false
+	})
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		return nil, nil, true
+	})
+	time.Sleep(1100 * time.Millisecond)
+	start = time.Now()
+	_, err = w.Write([]byte("d\n"))
+	wrote := time.Since(start)
+	t.Logf("write %v: %v", wrote.Round(10*time.Millisecond), err)
+	if !errors.Is(err, syscall.ETIMEDOUT) || wrote > timeout+500*time.Millisecond {
+		t.Fatalf("write %v (%v) with --kafka-timeout %v\n%s", wrote, err, timeout, tail(d.log.String(), 3000))
+	}
+	if !strings.Contains(d.log.String(), "request's") {
+		t.Errorf("no log line names the request's deadline:\n%s", tail(d.log.String(), 3000))
+	}
 }

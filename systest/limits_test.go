@@ -4,14 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/partfs/partfs/internal/testutil"
 )
 
 // TestHugeLine: a 100 MB line (default max.message.bytes) fails with EFBIG,
@@ -45,70 +40,6 @@ func TestHugeLine(t *testing.T) {
 	if !d.running() || d.panicked() {
 		t.Fatalf("daemon died:\n%s", tail(d.log.String(), 3000))
 	}
-	d.stop()
-}
-
-// TestReadOnlyMount: every change on a --read-only mount is EROFS; reads work.
-func TestReadOnlyMount(t *testing.T) {
-	root := t.TempDir()
-	data, mnt := filepath.Join(root, "data"), filepath.Join(root, "mnt")
-	d := startDaemon(t, data, mnt)
-	mkTopic(t, d, "r", 1)
-	appendFile(t, d.path("r", "0", "log"), "a\nb\n")
-	d.stop()
-	ro := startDaemon(t, data, mnt, "--read-only")
-	eROFS := []syscall.Errno{syscall.EROFS}
-	for _, op := range []hostileOp{
-		{"append log", appendTo(ro.path("r", "0", "log"), []byte("c\n")), eROFS},
-		{"append log.jsonl", appendTo(ro.path("r", "0", "log.jsonl"), []byte("{\"value\":\"c\"}\n")), eROFS},
-		{"write config", appendTo(ro.path("r", "config"), []byte("retention.ms=1\n")), eROFS},
-		{"mkdir topic", func() error { return os.Mkdir(ro.path("new"), 0o755) }, eROFS},
-		{"mkdir partition", func() error { return os.Mkdir(ro.path("r", "1"), 0o755) }, eROFS},
-		{"write @key", writeTo(ro.path("r", "0", "@key/k"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, []byte("v")), eROFS},
-		{"rm @key", func() error { return os.Remove(ro.path("r", "0", "@key/k")) }, []syscall.Errno{syscall.EROFS, syscall.ENOENT}},
-		{"truncate log", func() error { return os.Truncate(ro.path("r", "0", "log"), 0) }, eROFS},
-	} {
-		op.run(t)
-	}
-	checkServedLines(t, ro.path("r", "0", "log"), []string{"a", "b"})
-	ro.stop()
-}
-
-// TestSecondMountRefused: a second mount of a mounted data directory fails
-// with a clear message (Kafka's .lock), and the first keeps working.
-func TestSecondMountRefused(t *testing.T) {
-	root := t.TempDir()
-	data := filepath.Join(root, "data")
-	d := startDaemon(t, data, filepath.Join(root, "mnt"))
-	mnt2 := filepath.Join(root, "mnt2")
-	os.MkdirAll(mnt2, 0o755)
-	cmd := exec.Command(partfsBin, "mount", data, mnt2)
-	done := make(chan error, 1)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Errorf("second mount exited 0")
-		}
-		if !strings.Contains(out.String(), ".lock") {
-			t.Errorf("second mount's message does not name .lock:\n%s", out.String())
-		}
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		detach(t, mnt2)
-		t.Fatalf("second mount of a mounted data directory kept running:\n%s", out.String())
-	}
-	if testutil.IsFUSEMount(mnt2) {
-		detach(t, mnt2)
-		t.Errorf("second mount left a mount behind")
-	}
-	mkTopic(t, d, "still", 1)
 	d.stop()
 }
 
