@@ -12,6 +12,7 @@ import (
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 var allCodecs = []string{"none", "gzip", "snappy", "lz4", "zstd"}
@@ -342,4 +343,26 @@ func TestAppendLeavesCallerRecords(t *testing.T) {
 		}
 	}
 	checkRecords(t, l, rs)
+}
+
+func TestTooLarge(t *testing.T) {
+	fs, c := vfs.NewCrashFS(), newClock()
+	st, l := openTest(t, fs, c, map[string]string{"max.message.bytes": "1000"})
+	defer st.Close()
+	big := recs(1, "x", 0)
+	big[0].Value = make([]byte, 2000)
+	if _, err := l.Append(big); !errors.Is(err, partlog.ErrTooLarge) {
+		t.Fatalf("err = %v", err)
+	}
+	// many small records split into several batches, all appended
+	rs := recs(100, "r", 0)
+	for i := range rs {
+		rs[i].Value = make([]byte, 50)
+	}
+	if _, err := l.Append(rs); err != nil {
+		t.Fatal(err)
+	}
+	if l.EndOffset() != 100 || len(readLog(t, l, 0)) != 100 {
+		t.Fatalf("end %d", l.EndOffset())
+	}
 }

@@ -1,10 +1,8 @@
 package logstore
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/vfs"
 )
 
@@ -64,43 +62,4 @@ func TestAppendReadReopen(t *testing.T) {
 		t.Fatalf("active index not preallocated at the first append: %d", n)
 	}
 	st.Close()
-}
-
-func TestSecondOpenFails(t *testing.T) {
-	dir := t.TempDir()
-	st, err := Open(dir, Options{NoBackground: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	_, err = Open(dir, Options{NoBackground: true})
-	if err == nil {
-		t.Fatal("second open succeeded")
-	}
-	t.Log(err)
-	if _, err := Open(dir, Options{NoBackground: true, ReadOnly: true}); err == nil {
-		t.Fatal("read-only open of a directory in use succeeded")
-	}
-}
-
-func TestTooLarge(t *testing.T) {
-	fs, c := vfs.NewCrashFS(), newClock()
-	st, l := openTest(t, fs, c, map[string]string{"max.message.bytes": "1000"})
-	defer st.Close()
-	big := recs(1, "x", 0)
-	big[0].Value = make([]byte, 2000)
-	if _, err := l.Append(big); !errors.Is(err, partlog.ErrTooLarge) {
-		t.Fatalf("err = %v", err)
-	}
-	// many small records split into several batches, all appended
-	rs := recs(100, "r", 0)
-	for i := range rs {
-		rs[i].Value = make([]byte, 50)
-	}
-	if _, err := l.Append(rs); err != nil {
-		t.Fatal(err)
-	}
-	if l.EndOffset() != 100 || len(readLog(t, l, 0)) != 100 {
-		t.Fatalf("end %d", l.EndOffset())
-	}
 }

@@ -82,3 +82,20 @@ func TestCleanOpenReadsNoSegmentData(t *testing.T) {
 		}
 	}
 }
+
+func TestSecondOpenFails(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(dir, Options{NoBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, err = Open(dir, Options{NoBackground: true})
+	if err == nil {
+		t.Fatal("second open succeeded")
+	}
+	t.Log(err)
+	if _, err := Open(dir, Options{NoBackground: true, ReadOnly: true}); err == nil {
+		t.Fatal("read-only open of a directory in use succeeded")
+	}
+}
