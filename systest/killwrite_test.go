@@ -31,7 +31,7 @@ func TestKilledDuringLargeWrites(t *testing.T) {
 	rng := rand.New(rand.NewSource(16))
 	next := 0 // the first write not yet known to be in the log
 	for round := 0; round < 6; round++ {
-		acked := make(chan int, 1000)
+		acked, writing := make(chan int, 1000), make(chan struct{})
 		go func() {
 			defer close(acked)
 			f, err := os.OpenFile(d.path("w", "0", "log"), os.O_WRONLY|os.O_APPEND, 0)
@@ -43,9 +43,17 @@ func TestKilledDuringLargeWrites(t *testing.T) {
 				if _, err := f.Write(writeLines(w)); err != nil {
 					return
 				}
+				if w == next {
+					close(writing)
+				}
 				acked <- w
 			}
 		}()
+		// the kill lands during the writes, however long the first one took
+		select {
+		case <-writing:
+		case <-time.After(10 * time.Second):
+		}
 		time.Sleep(time.Duration(30+rng.Intn(120)) * time.Millisecond)
 		d.kill9()
 		last := next - 1
