@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -75,6 +76,11 @@ func TestKafkaDenseLayout(t *testing.T) {
 	more := d.sh("seq 20001 32000")
 	kcat(t, addr, more, "-P", "-t", "t", "-p", "0")
 	want += more
+	// kcat exits once its records are acknowledged; a cluster may list the
+	// new end (the last stable offset) a moment later
+	for end := time.Now().Add(10 * time.Second); statField(t, d, "t/0", "log_end_offset") < 32000 && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	copiesExactly(t, d, "t/0", want, "produced by kcat")
 	d.stop()
 	d = kafkaMount(t, addr, cache)
