@@ -246,18 +246,10 @@ func (c *core) Reset() error {
 }
 
 // Entries returns the number of entries.
-func (c *core) Entries() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.entries
-}
+func (c *core) Entries() int { n, _ := c.counts(); return n }
 
 // MaxEntries returns the capacity in entries.
-func (c *core) MaxEntries() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.maxEntries
-}
+func (c *core) MaxEntries() int { _, capacity := c.counts(); return capacity }
 
 // BaseOffset returns the segment's base offset.
 func (c *core) BaseOffset() int64 { return c.base }
@@ -267,9 +259,8 @@ func (c *core) Name() string { return c.f.Name() }
 
 // SizeBytes returns the bytes of valid entries.
 func (c *core) SizeBytes() int64 {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return int64(c.entries) * int64(c.entrySize)
+	n, _ := c.counts()
+	return int64(n) * int64(c.entrySize)
 }
 
 // LoadErr returns the error of the last failed attempt to read the

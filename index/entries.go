@@ -45,11 +45,17 @@ func (c *core) lookupNear(target int64, key keyField, hint int, at func(slot int
 	return true
 }
 
-// isFull reports whether the entries fill all but reserved slots.
-func (c *core) isFull(reserved int) bool {
+// counts returns the number of entries and the capacity, read together.
+func (c *core) counts() (entries, maxEntries int) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.entries >= c.maxEntries-reserved
+	return c.entries, c.maxEntries
+}
+
+// isFull reports whether the entries fill all but reserved slots.
+func (c *core) isFull(reserved int) bool {
+	n, capacity := c.counts()
+	return n >= capacity-reserved
 }
 
 // entry hands the bytes of entry i to at with mu held, or says why there

@@ -182,7 +182,7 @@ func (c *checker) checkSegment(path string, base, prevNext, limit int64) (int64,
 		c.note("%s: offsets %d..%d are in no segment (the previous segment ends at offset %d; compaction or a missing segment)",
 			path, prevNext, base-1, prevNext-1)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, fi, err := vfs.OpenStat(vfs.Default, path, os.O_RDONLY|syscall.O_NOFOLLOW)
 	if errors.Is(err, syscall.ELOOP) {
 		return prevNext, nil // reported with the directory's entries
 	}
@@ -190,10 +190,6 @@ func (c *checker) checkSegment(path string, base, prevNext, limit int64) (int64,
 		return prevNext, fmt.Errorf("check %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return prevNext, fmt.Errorf("check %s: %w", path, err)
-	}
 	next := c.checkBatches(f, path, base, limit, fi.Size())
 	c.checkIndexes(path, base)
 	return next, nil

@@ -65,13 +65,8 @@ func DumpIndex(w io.Writer, file string, opt DumpOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := printProblems(w, problems, opt.JSON); err != nil {
+	if err := printProblems(w, x, problems, opt.JSON); err != nil {
 		return err
-	}
-	if !opt.JSON {
-		if _, err := fmt.Fprintln(w, verdict(x, problems)); err != nil {
-			return err
-		}
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%s: %d problems: %w", file, len(problems), ErrIndexMismatch)
@@ -200,13 +195,8 @@ func printEntries(w io.Writer, x *indexFile, asJSON bool) error {
 // logBeside opens the .log of the index's segment.
 func logBeside(x *indexFile) (vfs.File, int64, error) {
 	name := filepath.Join(filepath.Dir(x.path), kafkaname.SegmentFile(x.base, kafkaname.LogSuffix))
-	f, err := vfs.Default.Open(name)
+	f, fi, err := vfs.OpenStat(vfs.Default, name, os.O_RDONLY)
 	if err != nil {
-		return nil, 0, fmt.Errorf("verify %s: %w", x.path, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, 0, fmt.Errorf("verify %s: %w", x.path, err)
 	}
 	return f, fi.Size(), nil
@@ -328,9 +318,9 @@ func batchMaxTimestamp(dec *record.Decoder, b *record.Batch) (int64, error) {
 	return maxTs, err
 }
 
-// printProblems prints findings after the entries: Kafka's texts, or one
-// JSON object each.
-func printProblems(w io.Writer, problems []IndexProblem, asJSON bool) error {
+// printProblems prints findings after the entries: Kafka's texts and the
+// verdict line, or one JSON object each.
+func printProblems(w io.Writer, x *indexFile, problems []IndexProblem, asJSON bool) error {
 	last := ""
 	for _, p := range problems {
 		var err error
@@ -349,7 +339,11 @@ func printProblems(w io.Writer, problems []IndexProblem, asJSON bool) error {
 			return err
 		}
 	}
-	return nil
+	if asJSON {
+		return nil
+	}
+	_, err := fmt.Fprintln(w, verdict(x, problems))
+	return err
 }
 
 // heading is the line Kafka prints before a group of findings.

@@ -14,6 +14,7 @@ import (
 	"github.com/partfs/partfs/jsonl"
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // DumpLog prints a segment (.log) or a raw record set like Kafka's
@@ -27,15 +28,11 @@ import (
 // mid-batch, a crash mid-append) is reported the same way, after Kafka's
 // "Found N invalid bytes at the end of NAME" line in text mode.
 func DumpLog(w io.Writer, file string, opt DumpOptions) error {
-	f, err := os.Open(file)
+	f, st, err := vfs.OpenStat(vfs.Default, file, os.O_RDONLY)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	d := &logDumper{w: bw, opt: opt}
 	if !opt.JSON && strings.HasSuffix(file, kafkaname.LogSuffix) {

@@ -71,17 +71,16 @@ func (l *Log) Partition() int { return l.partition }
 func (l *Log) Dir() string { return l.dir }
 
 // StartOffset returns the log start offset.
-func (l *Log) StartOffset() int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.startOffset
-}
+func (l *Log) StartOffset() int64 { start, _ := l.offsets(); return start }
 
 // EndOffset returns the log end offset (the next offset to assign).
-func (l *Log) EndOffset() int64 {
+func (l *Log) EndOffset() int64 { _, end := l.offsets(); return end }
+
+// offsets returns the log start and end offsets, read together.
+func (l *Log) offsets() (start, end int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.endLocked()
+	return l.startOffset, l.endLocked()
 }
 
 // endLocked is the log end offset. REQUIRES: mu held.

@@ -20,9 +20,7 @@ func (l *Log) OffsetForTime(ts int64) (int64, error) {
 	}
 	segs, release := l.Segments()
 	defer release()
-	l.mu.Lock()
-	start, end := l.startOffset, l.endLocked()
-	l.mu.Unlock()
+	start, end := l.offsets()
 	switch {
 	case ts == partlog.Latest:
 		return end, nil

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // segmentFiles is what resolveLeftovers found for one segment: its base
@@ -147,15 +149,11 @@ func (l *Log) removeLeftover(name, why string) error {
 // readNextOffset scans a segment file for the offset after its last valid
 // batch (base if none).
 func (l *Log) readNextOffset(path string, base int64) int64 {
-	f, err := l.fs.Open(path)
+	f, fi, err := vfs.OpenStat(l.fs, path, os.O_RDONLY)
 	if err != nil {
 		return base
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return base
-	}
 	next := base
 	sc := record.NewScanner(f, 0, fi.Size(), path)
 	for sc.Next() {

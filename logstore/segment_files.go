@@ -155,7 +155,7 @@ func (l *Log) OpenSegmentFile(name string) (partlog.SegmentFile, error) {
 		return nil, notFound("not a Kafka file of the partition")
 	}
 	path := filepath.Join(l.dir, name)
-	f, err := l.fs.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, fi, err := vfs.OpenStat(l.fs, path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK)
 	if errors.Is(err, syscall.ELOOP) || errors.Is(err, vfs.ErrOutside) {
 		return nil, notFound("a symbolic link")
 	}
@@ -164,11 +164,6 @@ func (l *Log) OpenSegmentFile(name string) (partlog.SegmentFile, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
 	inf, ok := fileInfo(fi)
 	if !ok {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -192,12 +194,7 @@ func (st *Store) Dir() string { return st.dir }
 func (st *Store) Topics() ([]string, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	out := make([]string, 0, len(st.topics))
-	for name := range st.topics {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(st.topics)), nil
 }
 
 // Partitions returns the partition count of topic.
@@ -243,11 +240,7 @@ func (st *Store) Partition(name string, n int) (partlog.Log, error) {
 // topicLocked returns the topic named name, or an error wrapping
 // partlog.ErrNotFound. REQUIRES: st.mu held.
 func (st *Store) topicLocked(name string) (*topic, error) {
-	t, ok := st.topics[name]
-	if !ok {
-		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
-	}
-	return t, nil
+	return partlog.LookupTopic(st.topics, name)
 }
 
 // Log returns partition n of topic as its concrete type, opening it

@@ -14,6 +14,7 @@ import (
 	"github.com/partfs/partfs/kafkaname"
 	"github.com/partfs/partfs/partlog"
 	"github.com/partfs/partfs/record"
+	"github.com/partfs/partfs/vfs"
 )
 
 // loadAll opens every partition directory of the data directory.
@@ -251,14 +252,9 @@ func (l *Log) openSegment(f segmentFiles) (*segment, error) {
 	if l.readOnly {
 		flag = os.O_RDONLY
 	}
-	file, err := l.fs.OpenFile(path, flag, 0)
+	file, fi, err := vfs.OpenStat(l.fs, path, flag)
 	if err != nil {
 		return nil, fmt.Errorf("open segment %s: %w", path, err)
-	}
-	fi, err := file.Stat()
-	if err != nil {
-		file.Close()
-		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
 	ident, _ := linked(fi)
 	s := &segment{dir: l.dir, base: f.base, id: l.store.nextID(), stamp: fileStamp(fi, path), ident: ident, log: file, path: path, size: fi.Size(),

@@ -143,14 +143,14 @@ func (st *Store) fillPartition(t *topic, n int, dir string) (*Log, error) {
 // TopicConfig returns every effective property of topic.
 func (st *Store) TopicConfig(name string) ([]partlog.KV, error) {
 	st.mu.Lock()
-	t, ok := st.topics[name]
+	t, err := st.topicLocked(name)
 	var overrides map[string]string
-	if ok {
+	if err == nil {
 		overrides = t.stored()
 	}
 	st.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := st.topicConfig(overrides)
 	if err != nil {

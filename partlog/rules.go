@@ -19,6 +19,16 @@ func CheckNextPartition(topic string, n, count int) error {
 	return nil
 }
 
+// LookupTopic returns the entry of topic name in topics, or an error
+// wrapping ErrNotFound that names the topic.
+func LookupTopic[T any](topics map[string]T, name string) (T, error) {
+	t, ok := topics[name]
+	if !ok {
+		return t, fmt.Errorf("topic %q: %w", name, ErrNotFound)
+	}
+	return t, nil
+}
+
 // CheckKeyed applies Kafka's rule for a compacted topic ("Compacted topic
 // cannot accept message without key"): every record needs a key, else
 // the append is refused whole (ErrInvalid). recs are the records of an

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,20 +59,12 @@ func New(opt Options) *Store {
 func (s *Store) Topics() ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.topics))
-	for n := range s.topics {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(s.topics)), nil
 }
 
+// topic returns the topic named name. REQUIRES: mu held.
 func (s *Store) topic(name string) (*topic, error) {
-	t, ok := s.topics[name]
-	if !ok {
-		return nil, fmt.Errorf("topic %q: %w", name, partlog.ErrNotFound)
-	}
-	return t, nil
+	return partlog.LookupTopic(s.topics, name)
 }
 
 // topicToChange is topic, on a store that may change (else ErrReadOnly).
