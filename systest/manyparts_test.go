@@ -11,7 +11,9 @@ import (
 // TestManyPartitionsKillAndStop: 160 partitions (opened, synced and
 // closed on several goroutines) keep every acknowledged line through a
 // SIGKILL and remount, then through clean stops with only some written
-// in between; partfs check finds the data directory clean.
+// in between, and through a SIGKILL and a stop right after starts (while
+// partitions may still open in the background); partfs check finds the
+// data directory clean.
 func TestManyPartitionsKillAndStop(t *testing.T) {
 	root := t.TempDir()
 	data, mnt := root+"/data", root+"/mnt"
@@ -57,6 +59,17 @@ func TestManyPartitionsKillAndStop(t *testing.T) {
 	d.kill9()
 	d.restart()
 	check("after a second SIGKILL")
+	// partitions open in the background: writes right after a start that
+	// recovers, a SIGKILL while others may still recover, a stop right
+	// after a clean start
+	d.kill9()
+	d.restart()
+	write(5, "four")
+	d.kill9()
+	d.restart()
+	d.stop()
+	d.restart()
+	check("after a SIGKILL and a stop right after starts")
 	d.stop()
 	if out, code := runPartfs(t, "check", data); code != 0 {
 		t.Fatalf("check after clean stop: %d\n%s", code, out)
