@@ -14,11 +14,12 @@ import (
 )
 
 // conformanceBackend opens stores on temporary directories of the real
-// filesystem, so that SegmentFiler reports real blocks.
+// filesystem, so that SegmentFiler reports real blocks, their partitions
+// opened in the background as a mount opens them.
 func conformanceBackend() partlogtest.Backend {
 	open := func(t *testing.T, dir string, readOnly bool) partlog.Store {
 		t.Helper()
-		st, err := Open(dir, Options{Logger: testutil.NewLogger().Entry, NoBackground: true, ReadOnly: readOnly})
+		st, err := Open(dir, Options{Logger: testutil.NewLogger().Entry, NoBackground: true, ReadOnly: readOnly, OpenInBackground: true})
 		if err != nil {
 			t.Fatalf("open %s: %v", dir, err)
 		}

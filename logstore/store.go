@@ -47,18 +47,24 @@ type Store struct {
 	flushReq chan *Log         // logs that rolled: flush their sealed segments soon
 	cpMu     sync.Mutex        // serializes checkpoint writes (they share temp file names)
 	cpSaved  map[string][]byte // root checkpoint files as last written; guarded by cpMu
-	// checkpoint entries of partitions not opened, written back unchanged
+	// checkpoint entries of partitions not opened, written back unchanged;
+	// guarded by mu
 	kept map[checkpoint.TopicPartition]logCheckpoints
+	// closed once every partition found at Open is opened (nil: they were
+	// opened before Open returned)
+	opened      chan struct{}
+	skipPending atomic.Bool // set by Close: partitions still pending stay unopened
 }
 
 // topic is one topic's partitions and configuration overrides.
 type topic struct {
 	name      string
 	id        [16]byte
-	overrides map[string]string // set through the mount (partfs-topics.json)
-	broker    map[string]string // from a KRaft broker's metadata log; overrides win
-	logs      []*Log            // index = partition; nil for a missing or unopened partition
-	unopened  map[int]error     // partitions found but not opened, and why (wraps ErrCorrupt)
+	overrides map[string]string   // set through the mount (partfs-topics.json)
+	broker    map[string]string   // from a KRaft broker's metadata log; overrides win
+	logs      []*Log              // index = partition; nil for a missing or unopened partition
+	unopened  map[int]error       // partitions found but not opened, and why (wraps ErrCorrupt)
+	pending   map[int]*pendingLog // partitions found and not opened yet
 }
 
 var _ partlog.Store = (*Store)(nil)
@@ -84,13 +90,21 @@ func Open(dir string, opt Options) (*Store, error) {
 		st.unlock()
 		return nil, err
 	}
-	if n := st.noSidecar.Load(); n > 0 {
-		st.logger.WithField("partitions", n).Info("clean open without partfs's segments sidecar (a broker's directory, or the sidecar removed): ends taken from the segments and indexes, records counted when first asked")
+	if st.opened == nil {
+		st.reportNoSidecar()
 	}
 	if !opt.ReadOnly && !opt.NoBackground {
 		st.startBackground()
 	}
 	return st, nil
+}
+
+// reportNoSidecar logs how many partitions opened clean without a
+// segments sidecar.
+func (st *Store) reportNoSidecar() {
+	if n := st.noSidecar.Load(); n > 0 {
+		st.logger.WithField("partitions", n).Info("clean open without partfs's segments sidecar (a broker's directory, or the sidecar removed): ends taken from the segments and indexes, records counted when first asked")
+	}
 }
 
 // prepareDir creates the directory, takes the lock, notes and removes the
@@ -205,7 +219,7 @@ func (st *Store) PartitionNumbers(name string) ([]int, error) {
 	}
 	var out []int
 	for n, l := range t.logs {
-		if l != nil || t.unopened[n] != nil {
+		if l != nil || t.unopened[n] != nil || t.pending[n] != nil {
 			out = append(out, n)
 		}
 	}
@@ -229,13 +243,19 @@ func (st *Store) topicLocked(name string) (*topic, error) {
 	return partlog.LookupTopic(st.topics, name)
 }
 
-// Log returns partition n of topic as its concrete type.
+// Log returns partition n of topic as its concrete type, opening it
+// first if it is still pending.
 func (st *Store) Log(name string, n int) (*Log, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	t, err := st.topicLocked(name)
 	if err != nil {
 		return nil, err
+	}
+	if p := t.pending[n]; p != nil {
+		st.mu.Unlock()
+		st.openLog(p)
+		st.mu.Lock()
 	}
 	if err := t.unopened[n]; err != nil {
 		return nil, err
@@ -246,8 +266,10 @@ func (st *Store) Log(name string, n int) (*Log, error) {
 	return t.logs[n], nil
 }
 
-// Logs returns every partition, by topic and partition number.
+// Logs returns every partition, by topic and partition number, once none
+// is pending.
 func (st *Store) Logs() []*Log {
+	st.waitOpened()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []*Log
@@ -277,6 +299,7 @@ func (st *Store) Close() error {
 	}
 	st.closed = true
 	st.mu.Unlock()
+	st.skipPendingAtClose()
 	close(st.stop)
 	st.wg.Wait()
 	if st.opt.ReadOnly {

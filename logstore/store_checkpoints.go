@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 
 	"github.com/partfs/partfs/checkpoint"
@@ -61,7 +62,7 @@ func (rc rootCheckpoints) forLog(topic string, n int) logCheckpoints {
 }
 
 // keepCheckpoints holds the entries of a partition that is not opened so
-// that writing the checkpoints keeps them. Called during Open only.
+// that writing the checkpoints keeps them. REQUIRES: st.mu held.
 func (st *Store) keepCheckpoints(topic string, n int, rc rootCheckpoints) {
 	if st.kept == nil {
 		st.kept = map[checkpoint.TopicPartition]logCheckpoints{}
@@ -74,13 +75,17 @@ func (st *Store) writeCheckpoints() error {
 	if st.opt.ReadOnly {
 		return nil
 	}
+	st.waitOpened()
 	st.cpMu.Lock()
 	defer st.cpMu.Unlock()
+	st.mu.Lock()
+	kept := maps.Clone(st.kept)
+	st.mu.Unlock()
 	rp := map[checkpoint.TopicPartition]int64{}
 	ls := map[checkpoint.TopicPartition]int64{}
 	hw := map[checkpoint.TopicPartition]int64{}
 	cl := map[checkpoint.TopicPartition]int64{}
-	for tp, c := range st.kept {
+	for tp, c := range kept {
 		if tp.Topic == metadataTopic {
 			continue
 		}

@@ -55,7 +55,12 @@ func (st *Store) loadAll() error {
 	for name, ns := range parts {
 		loads = append(loads, topicLoad{name, ns, broker[name], brokerErr})
 	}
-	st.loadTopics(loads, cps)
+	_, pend := st.publishTopics(loads, cps)
+	if st.opt.OpenInBackground {
+		st.openInBackground(pend)
+	} else {
+		st.openPending(pend)
+	}
 	return nil
 }
 
@@ -72,48 +77,32 @@ func (st *Store) loadTopic(name string, ns []int, broker map[string]string, brok
 	return st.loadTopics([]topicLoad{{name, ns, broker, brokerErr}}, cps)[0]
 }
 
-// loadTopics opens the partitions of every topic given, spread over
-// several goroutines. A stored setting it cannot use never changes what
-// is kept: an unknown key is kept and reported; a bad value, a damaged
-// entry or an unreadable file leaves the whole topic unopened (its files
-// answer EIO). A partition that fails to load is reported and left
-// unopened while the others open. Unopened partitions keep their
-// checkpoint entries. A topic's broker settings come from a KRaft
-// metadata log, under its overrides; brokerErr says the metadata log
-// could not be read (the topic is then not opened).
+// loadTopics publishes every topic given and opens its partitions,
+// spread over several goroutines (publishTopics, openPending).
 func (st *Store) loadTopics(loads []topicLoad, cps rootCheckpoints) []*topic {
-	type job struct {
-		t   *topic
-		n   int
-		cfg config.Topic
-		err error // the topic's configuration error: the partition is not opened
-	}
-	var jobs []job
+	topics, pend := st.publishTopics(loads, cps)
+	st.openPending(pend)
+	return topics
+}
+
+// publishTopics makes the topics given visible with every partition
+// pending: opened by openPending, or by the first Log that asks for it.
+// A stored setting it cannot use never changes what is kept: an unknown
+// key is kept and reported; a bad value, a damaged entry or an unreadable
+// file leaves the whole topic unopened (its files answer EIO). A topic's
+// broker settings come from a KRaft metadata log, under its overrides;
+// brokerErr says the metadata log could not be read (the topic is then
+// not opened).
+func (st *Store) publishTopics(loads []topicLoad, cps rootCheckpoints) ([]*topic, []*pendingLog) {
+	var pend []*pendingLog
 	topics := make([]*topic, len(loads))
 	for i, tl := range loads {
 		t, cfg, cfgErr := st.newTopic(tl)
 		topics[i] = t
 		for _, n := range tl.ns {
-			jobs = append(jobs, job{t, n, cfg, cfgErr})
-		}
-	}
-	errs := eachPartition(len(jobs), st.opt.Progress, "opening partitions", func(i int) error {
-		j := jobs[i]
-		if j.err != nil {
-			return j.err
-		}
-		dir := st.path(kafkaname.PartitionDir(j.t.name, j.n))
-		l, err := st.loadLog(j.t.name, j.n, dir, j.cfg, cps.forLog(j.t.name, j.n))
-		j.t.logs[j.n] = l // each job has its own slot
-		if err != nil {
-			st.logger.WithError(err).WithField("topic", j.t.name).WithField("path", dir).Error("partition not opened")
-		}
-		return err
-	})
-	for i, j := range jobs {
-		if errs[i] != nil {
-			j.t.unopened[j.n] = fmt.Errorf("%s not opened: %w: %v", st.path(kafkaname.PartitionDir(j.t.name, j.n)), partlog.ErrCorrupt, errs[i])
-			st.keepCheckpoints(j.t.name, j.n, cps)
+			p := &pendingLog{t: t, n: n, cfg: cfg, cfgErr: cfgErr, cp: cps.forLog(t.name, n), cps: cps}
+			t.pending[n] = p
+			pend = append(pend, p)
 		}
 	}
 	st.mu.Lock()
@@ -121,7 +110,7 @@ func (st *Store) loadTopics(loads []topicLoad, cps rootCheckpoints) []*topic {
 		st.topics[t.name] = t
 	}
 	st.mu.Unlock()
-	return topics
+	return topics, pend
 }
 
 // newTopic makes a topic's value from what is stored (its id read from
@@ -135,7 +124,7 @@ func (st *Store) newTopic(tl topicLoad) (*topic, config.Topic, error) {
 	}
 	lg := st.logger.WithField("topic", name)
 	sort.Ints(ns)
-	t := &topic{name: name, overrides: overrides, broker: broker, logs: make([]*Log, ns[len(ns)-1]+1), unopened: map[int]error{}}
+	t := &topic{name: name, overrides: overrides, broker: broker, logs: make([]*Log, ns[len(ns)-1]+1), unopened: map[int]error{}, pending: map[int]*pendingLog{}}
 	if len(broker) > 0 {
 		lg.WithField("keys", len(broker)).Info("topic configuration from the metadata log")
 	}

@@ -28,10 +28,16 @@ type Options struct {
 	// NoBackground starts no goroutine at all (tests drive RunMaintenance).
 	NoBackground bool
 
+	// OpenInBackground makes Open return once the partitions are found:
+	// they open on other goroutines, and one asked for (Store.Log) before
+	// its turn opens first. What works on every partition waits for all of
+	// them (Store.WaitOpened).
+	OpenInBackground bool
+
 	// OnRecovered, if set, is told of every segment re-validated by an
 	// unclean open: the bytes scanned and the bytes cut from its tail (for
-	// progress and metrics). It runs during Open, one call at a time
-	// (partitions open on several goroutines).
+	// progress and metrics). It runs while partitions open, one call at a
+	// time (they open on several goroutines).
 	OnRecovered func(topic string, partition int, scanned, cut int64)
 
 	// Progress, if set, is where Open and Close report how many

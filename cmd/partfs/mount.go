@@ -229,7 +229,8 @@ func serve(mf *mountFlags, lg *logrus.Entry) error {
 	return nil
 }
 
-// openStore opens the data directory, reporting to logw the progress of an
+// openStore opens the data directory, its partitions in the background
+// (one asked for first opens first), reporting to logw the progress of an
 // unclean open's recovery (bytes re-validated, rate) and the partitions
 // opened, synced and closed when that takes over a second, and counting
 // the bytes recovery cuts in the metrics.
@@ -247,7 +248,7 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	st, err := logstore.Open(dir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly,
+	st, err := logstore.Open(dir, logstore.Options{Logger: lg, Defaults: defaults, ReadOnly: mf.readOnly, OpenInBackground: true,
 		BatchBytes: mf.batchBytes, Progress: logw, FS: vfs.NewBudgetFS(vfs.Beneath(dir), budget), RetentionInterval: retention,
 		OnBackgroundError: func(task, topic string, partition int, _ error) {
 			mets.BackgroundFailed(task, topic, partition)
@@ -256,12 +257,19 @@ func openStore(mf *mountFlags, defaults map[string]string, mets *metrics.Metrics
 			prog.Add(scanned + cut)
 			mets.Truncated(topic, partition, cut)
 		}})
-	if prog.Bytes() > 0 {
-		prog.Done("done")
-	} else {
+	if err != nil {
 		prog.Stop()
+		return nil, err
 	}
-	return st, err
+	go func() {
+		st.WaitOpened()
+		if prog.Bytes() > 0 {
+			prog.Done("done")
+		} else {
+			prog.Stop()
+		}
+	}()
+	return st, nil
 }
 
 // retentionCheckInterval takes Kafka's broker key

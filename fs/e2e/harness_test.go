@@ -64,7 +64,7 @@ func mountAt(t testing.TB, data string, o mountOpt) *env {
 	l.SetOutput(e.logs)
 	l.SetLevel(logrus.DebugLevel)
 	lg := logrus.NewEntry(l)
-	st, err := logstore.Open(data, logstore.Options{Logger: lg, ReadOnly: o.readOnly, Defaults: o.defaults, NoBackground: true})
+	st, err := logstore.Open(data, logstore.Options{Logger: lg, ReadOnly: o.readOnly, Defaults: o.defaults, NoBackground: true, OpenInBackground: true})
 	if err != nil {
 		t.Fatalf("open %s: %v", data, err)
 	}

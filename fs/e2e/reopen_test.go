@@ -207,7 +207,7 @@ func TestRemountAfterOfflineCompaction(t *testing.T) {
 	start := starts(before, rend)
 	c.Unmount()
 
-	st, err := logstore.Open(data, logstore.Options{Logger: testutil.NewLogger().Entry, Defaults: reopenOpt.defaults, NoBackground: true})
+	st, err := logstore.Open(data, logstore.Options{Logger: testutil.NewLogger().Entry, Defaults: reopenOpt.defaults, NoBackground: true, OpenInBackground: true})
 	if err != nil {
 		t.Fatal(err)
 	}
