@@ -7,17 +7,17 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// memIndexFile returns an in-memory file holding data.
-func memIndexFile(t testing.TB, name string, data []byte) vfs.File {
-	mem := vfs.NewCrashFS()
-	f, err := mem.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	return f
+// openMem opens data, an in-memory file called name, with open
+// (OpenOffsetIndex or OpenTimeIndex) at base; an error fails t.
+func openMem[X any](t testing.TB, open func(File, int64, int) (X, error), name string, data []byte, base int64) X {
+	t.Helper()
+	f, err := vfs.NewCrashFS().Create(name)
+	must(t, err)
+	_, err = f.Write(data)
+	must(t, err)
+	x, err := open(f, base, 0)
+	must(t, err)
+	return x
 }
 
 // FuzzOffsetIndex opens arbitrary bytes as an .index: nothing panics, and
@@ -30,10 +30,7 @@ func FuzzOffsetIndex(f *testing.F) {
 	f.Add(EncodeOffsetEntry(EncodeOffsetEntry(nil, 9, 10), 2, 20), int64(100), int64(8))
 	f.Fuzz(func(t *testing.T, data []byte, logSize, target int64) {
 		const base = 1000
-		ox, err := OpenOffsetIndex(memIndexFile(t, "/f.index", data), base, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ox := openMem(t, OpenOffsetIndex, "/f.index", data, base)
 		off, pos := ox.Lookup(target)
 		n := len(data) / OffsetEntrySize
 		hints := []int{-1, 0, 1, n - 1, n, int(uint64(target) % uint64(n+2))}
@@ -72,10 +69,7 @@ func FuzzTimeIndex(f *testing.F) {
 	f.Add(EncodeTimeEntry(EncodeTimeEntry(nil, 300, 3), 200, 7), int64(10), int64(250))
 	f.Fuzz(func(t *testing.T, data []byte, next, target int64) {
 		const base = 50
-		tx, err := OpenTimeIndex(memIndexFile(t, "/f.timeindex", data), base, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx := openMem(t, OpenTimeIndex, "/f.timeindex", data, base)
 		ts, off := tx.Lookup(target)
 		if tx.SanityCheck(next) != nil {
 			return

@@ -365,8 +365,7 @@ func TestSanityCheckCases(t *testing.T) {
 				b = EncodeOffsetEntry(b, e[0], e[1])
 			}
 			b = append(b, make([]byte, c.extra)...)
-			ox, err := OpenOffsetIndex(memIndexFile(t, "/s.index", b), 0, 0)
-			must(t, err)
+			ox := openMem(t, OpenOffsetIndex, "/s.index", b, 0)
 			wantCorruptAt(t, ox.SanityCheck(c.logSize), c.bad)
 		})
 	}
@@ -391,8 +390,7 @@ func TestTimeSanityCheck(t *testing.T) {
 			for _, e := range c.entries {
 				b = EncodeTimeEntry(b, e[0], int32(e[1]))
 			}
-			tx, err := OpenTimeIndex(memIndexFile(t, "/s.timeindex", b), 0, 0)
-			must(t, err)
+			tx := openMem(t, OpenTimeIndex, "/s.timeindex", b, 0)
 			if ce := wantCorruptAt(t, tx.SanityCheck(c.next), c.bad); ce != nil && ce.Pos != int64(c.bad*TimeEntrySize) {
 				t.Fatalf("corruption at position %d, want %d", ce.Pos, c.bad*TimeEntrySize)
 			}

@@ -47,36 +47,20 @@ func (r *reader) uvarint() uint64 {
 	return v
 }
 
-func (r *reader) int8() int8 {
-	b := r.take(1)
-	if b == nil {
-		return 0
-	}
-	return int8(b[0])
-}
+// int8, int16, int32 and int64 read big-endian two's-complement integers.
+func (r *reader) int8() int8   { return int8(r.bigEndian(1)) }
+func (r *reader) int16() int16 { return int16(r.bigEndian(2)) }
+func (r *reader) int32() int32 { return int32(r.bigEndian(4)) }
+func (r *reader) int64() int64 { return int64(r.bigEndian(8)) }
 
-func (r *reader) int16() int16 {
-	b := r.take(2)
-	if b == nil {
-		return 0
+// bigEndian reads an n-byte big-endian unsigned integer; 0 when fewer
+// than n bytes are left.
+func (r *reader) bigEndian(n int) uint64 {
+	var v uint64
+	for _, c := range r.take(n) {
+		v = v<<8 | uint64(c)
 	}
-	return int16(binary.BigEndian.Uint16(b))
-}
-
-func (r *reader) int32() int32 {
-	b := r.take(4)
-	if b == nil {
-		return 0
-	}
-	return int32(binary.BigEndian.Uint32(b))
-}
-
-func (r *reader) int64() int64 {
-	b := r.take(8)
-	if b == nil {
-		return 0
-	}
-	return int64(binary.BigEndian.Uint64(b))
+	return v
 }
 
 func (r *reader) uuid() UUID {

@@ -27,10 +27,7 @@ func TestInternalTopicsKeepKafkasSettings(t *testing.T) {
 		w.Write(seg)
 		w.Close()
 	}
-	st, err := Open("/data", testOptions(fs, c, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openTopics(t, "/data", testOptions(fs, c, nil))
 	defer st.Close()
 	for topic, policy := range map[string]string{"__consumer_offsets": "compact", "__transaction_state": "compact", "plain": "delete"} {
 		kv, err := st.TopicConfig(topic)

@@ -27,10 +27,7 @@ func openRaw(t *testing.T, data []byte, poke func(f vfs.File)) (*Store, *Log) {
 	f.Close()
 	cfg := map[string]string{"index.interval.bytes": "100"}
 	open := func() (*Store, *Log) {
-		st, err := Open("/data", testOptions(fs, c, cfg))
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := openTopics(t, "/data", testOptions(fs, c, cfg))
 		l, err := st.Log("w", 0)
 		if err != nil {
 			t.Fatal(err)

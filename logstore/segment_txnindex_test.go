@@ -68,10 +68,7 @@ func writeTxnPartition(seg, txnIndex []byte) (*vfs.CrashFS, *clock) {
 
 // openTxnStore opens the store of fs and returns its partition tx-0.
 func openTxnStore(t *testing.T, fs vfs.FS, c *clock) (*Store, *Log) {
-	st, err := Open("/data", testOptions(fs, c, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openTopics(t, "/data", testOptions(fs, c, nil))
 	t.Cleanup(func() { st.Close() })
 	l, _ := st.Log("tx", 0)
 	return st, l

@@ -25,10 +25,7 @@ func (r *readCounter) MaybeFail(op vfs.Op, name string) (bool, error) {
 func TestCleanOpenReadsNoSegmentData(t *testing.T) {
 	mem, c := vfs.NewCrashFS(), newClock()
 	cfg := map[string]string{"segment.bytes": "2000", "segment.index.bytes": "4096", "index.interval.bytes": "300"}
-	st, err := Open("/data", testOptions(mem, c, cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openTopics(t, "/data", testOptions(mem, c, cfg))
 	for p := 0; p < 20; p++ {
 		name := fmt.Sprintf("topic%d", p)
 		st.CreateTopic(name)
@@ -51,10 +48,7 @@ func TestCleanOpenReadsNoSegmentData(t *testing.T) {
 			mem.Remove("/data/.kafka_cleanshutdown")
 		}
 		var reads readCounter
-		st, err := Open("/data", testOptions(vfs.NewErrorFS(mem, &reads), c, cfg))
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := openTopics(t, "/data", testOptions(vfs.NewErrorFS(mem, &reads), c, cfg))
 		openReads, indexReads := reads.n.Load(), reads.idx.Load()
 		segments := 0
 		for _, l := range st.Logs() {

@@ -12,10 +12,7 @@ import (
 // syncAllWorkload opens a store on fs, writes 3 records to each of 6
 // partitions and closes it through one sync of the filesystem.
 func syncAllWorkload(t *testing.T, fs vfs.FS, c *clock, closing *bool) error {
-	st, err := Open("/data", testOptions(fs, c, smallIndexes))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openTopics(t, "/data", testOptions(fs, c, smallIndexes))
 	for _, name := range []string{"a", "b", "c"} {
 		if err := st.CreateTopic(name); err != nil {
 			t.Fatal(err)

@@ -15,10 +15,7 @@ import (
 
 func TestTopicsAndConfig(t *testing.T) {
 	fs, c := vfs.NewCrashFS(), newClock()
-	st, err := Open("/data", testOptions(fs, c, map[string]string{"retention.ms": "1000"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openTopics(t, "/data", testOptions(fs, c, map[string]string{"retention.ms": "1000"}))
 	for _, bad := range []string{"", ".", "..", "a/b", "sp ace", strings.Repeat("x", 250)} {
 		if err := st.CreateTopic(bad); !errors.Is(err, partlog.ErrInvalid) {
 			t.Fatalf("CreateTopic(%q) = %v", bad, err)
@@ -74,10 +71,7 @@ func TestTopicsAndConfig(t *testing.T) {
 	}
 	st.Close()
 	// overrides persist; mount defaults do not
-	st, err = Open("/data", testOptions(fs, c, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = openTopics(t, "/data", testOptions(fs, c, nil))
 	defer st.Close()
 	l, _ = st.Log("orders.v1-x_y", 0)
 	if cfg := l.Config(); !cfg.Compacted() || cfg.RetentionMs == 1000 {

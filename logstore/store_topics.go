@@ -52,11 +52,9 @@ func (st *Store) CreateTopic(name string) error {
 	if _, err := rand.Read(t.id[:]); err != nil {
 		return err
 	}
-	l, err := st.createPartition(t, 0)
-	if err != nil {
+	if err := st.addPartition(t, 0); err != nil {
 		return err
 	}
-	t.logs = []*Log{l}
 	st.topics[name] = t
 	return nil
 }
@@ -75,42 +73,39 @@ func (st *Store) AddPartition(name string, n int) error {
 	if err != nil {
 		return err
 	}
-	if err := partlog.CheckNextPartition(name, n, len(t.logs)); err != nil {
-		return err
-	}
-	l, err := st.createPartition(t, n)
-	if err != nil {
-		return err
-	}
-	t.logs = append(t.logs, l)
-	return nil
+	return st.addPartition(t, n)
 }
 
-// createPartition makes the directory with partition.metadata and
+// addPartition adds partition n to t, if it is the next one (AddPartition's
+// rule): it makes the directory with partition.metadata and
 // leader-epoch-checkpoint and an empty segment at 0; on any failure the
 // directory is removed again, so a retry starts afresh. A topic without an
 // id (its partitions predate Kafka 2.8) is given one. REQUIRES: st.mu held.
-func (st *Store) createPartition(t *topic, n int) (*Log, error) {
+func (st *Store) addPartition(t *topic, n int) error {
+	if err := partlog.CheckNextPartition(t.name, n, len(t.logs)); err != nil {
+		return err
+	}
 	dir := st.path(kafkaname.PartitionDir(t.name, n))
 	if _, err := st.fs.Stat(dir); err == nil {
-		return nil, fmt.Errorf("partition directory %s: %w", dir, partlog.ErrExists)
+		return fmt.Errorf("partition directory %s: %w", dir, partlog.ErrExists)
 	}
 	if checkpoint.UUID(t.id).IsZero() {
 		if _, err := rand.Read(t.id[:]); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := st.fs.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	l, err := st.fillPartition(t, n, dir)
 	if err != nil {
 		if rerr := st.fs.RemoveAll(dir); rerr != nil {
 			st.logger.WithError(rerr).WithField("path", dir).Error("cannot remove the partition directory of a failed creation")
 		}
-		return nil, err
+		return err
 	}
-	return l, nil
+	t.logs = append(t.logs, l)
+	return nil
 }
 
 // fillPartition writes a new partition directory's files and opens it.

@@ -83,10 +83,7 @@ func TestTopicsFileBadEntryClosesOnlyItsTopic(t *testing.T) {
 	fs, c := vfs.NewCrashFS(), newClock()
 	fs.MkdirAll("/data/t-0", 0o755)
 	writeFile(t, fs, "/data/"+TopicsFile, `{"version":1,"topics":{"t":{"retention.ms":"-1"}`)
-	st, err := Open("/data", testOptions(fs, c, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openTopics(t, "/data", testOptions(fs, c, nil))
 	defer st.Close()
 	if _, err := st.Log("t", 0); !errors.Is(err, partlog.ErrCorrupt) {
 		t.Fatalf("t-0 with an unparseable topics file: %v", err)

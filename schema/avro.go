@@ -405,30 +405,22 @@ func avroPrimitive(w *avro.Writer, s *avro.PrimitiveSchema, v any, path string) 
 			return misfit(path, "want a boolean, have %s", jsonKind(v))
 		}
 		w.WriteBool(b)
-	case avro.Int:
-		n, err := intOf(v, 32, path)
+	case avro.Int, avro.Long:
+		n, err := intOf(v, bitsOf(s.Type()), path)
 		if err != nil {
 			return err
 		}
-		w.WriteInt(int32(n))
-	case avro.Long:
-		n, err := intOf(v, 64, path)
+		w.WriteLong(n) // an int is written as a long is: a zigzag varint
+	case avro.Float, avro.Double:
+		f, err := floatOf(v, bitsOf(s.Type()), path)
 		if err != nil {
 			return err
 		}
-		w.WriteLong(n)
-	case avro.Float:
-		f, err := floatOf(v, 32, path)
-		if err != nil {
-			return err
+		if s.Type() == avro.Float {
+			w.WriteFloat(float32(f))
+		} else {
+			w.WriteDouble(f)
 		}
-		w.WriteFloat(float32(f))
-	case avro.Double:
-		f, err := floatOf(v, 64, path)
-		if err != nil {
-			return err
-		}
-		w.WriteDouble(f)
 	case avro.String:
 		str, ok := v.(string)
 		if !ok {
@@ -451,6 +443,14 @@ func avroPrimitive(w *avro.Writer, s *avro.PrimitiveSchema, v any, path string) 
 		return misfit(path, "unsupported type %s", s.Type())
 	}
 	return nil
+}
+
+// bitsOf is the width of an Avro int or float (32) and long or double (64).
+func bitsOf(t avro.Type) int {
+	if t == avro.Int || t == avro.Float {
+		return 32
+	}
+	return 64
 }
 
 func intOf(v any, bits int, path string) (int64, error) {

@@ -15,16 +15,14 @@ import (
 // schemaFlags say where schemas come from (SPEC §11).
 type schemaFlags struct {
 	urls, user, passFile string
-	ca, cert, key        string
+	files                tlsFiles
 }
 
 func (s *schemaFlags) register(fl *flag.FlagSet) {
 	fl.StringVar(&s.urls, "schema-registry", "", "decode and encode schema-encoded payloads with this Schema Registry: URL[,URL...] (default: the _schemas topic of the data directory or cluster)")
 	fl.StringVar(&s.user, "schema-registry-user", "", "basic-auth user of the registry; the password comes from PARTFS_SCHEMA_REGISTRY_PASSWORD or --schema-registry-password-file")
 	fl.StringVar(&s.passFile, "schema-registry-password-file", "", "file holding the registry password (first line)")
-	fl.StringVar(&s.ca, "schema-registry-ca", "", "PEM file of the CA that signs the registry's certificate")
-	fl.StringVar(&s.cert, "schema-registry-cert", "", "PEM file of a client certificate for the registry (with --schema-registry-key)")
-	fl.StringVar(&s.key, "schema-registry-key", "", "PEM file of the client certificate's key")
+	s.files.register(fl, "schema-registry", "the registry's certificate", "")
 }
 
 // codecs returns the schema codecs of the mount: over the registry when
@@ -40,7 +38,7 @@ func (s *schemaFlags) codecs(st partlog.Store, timeout time.Duration, mets *metr
 		}
 		reg, err := schema.NewRegistry(schema.RegistryOptions{
 			URLs: strings.Split(s.urls, ","), User: s.user, Password: pass,
-			CAFile: s.ca, CertFile: s.cert, KeyFile: s.key,
+			CAFile: s.files.ca, CertFile: s.files.cert, KeyFile: s.files.key,
 		})
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"iter"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -22,4 +23,20 @@ func GuardedPage(t *testing.T) []byte {
 		}
 	}
 	return m[page : 2*page : 2*page]
+}
+
+// GuardedSlices returns, over a GuardedPage, the slices of every length
+// 0..maxLen that end at the page's end, each followed by the one of the
+// same length that starts at the page's start: a read past either end of
+// a slice faults. The bytes are the caller's to fill; the sequence may be
+// ranged over again (the same page).
+func GuardedSlices(t *testing.T, maxLen int) iter.Seq[[]byte] {
+	p := GuardedPage(t)
+	return func(yield func([]byte) bool) {
+		for n := 0; n <= maxLen; n++ {
+			if !yield(p[len(p)-n:]) || !yield(p[:n:n]) {
+				return
+			}
+		}
+	}
 }
