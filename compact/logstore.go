@@ -63,7 +63,14 @@ func Targets(store *logstore.Store, topics ...string) []Target {
 }
 
 // Start runs the background cleaner of a mount over every partition of
-// store (including ones created later). Call stop before closing store.
+// store (including ones created later), from its first pass after every
+// partition is open: stop never waits for partitions still opening. Call
+// stop before closing store.
 func Start(store *logstore.Store, opt BackgroundOptions) (stop func()) {
-	return StartLogs(func() []Target { return Targets(store) }, opt)
+	return StartLogs(func() []Target {
+		if !store.Opened() {
+			return nil
+		}
+		return Targets(store)
+	}, opt)
 }

@@ -2,12 +2,15 @@ package compact_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/partfs/partfs/compact"
+	"github.com/partfs/partfs/logstore"
 	"github.com/partfs/partfs/record"
 	"github.com/partfs/partfs/vfs"
 )
@@ -89,6 +92,56 @@ func TestBackgroundCleaningDuringAppends(t *testing.T) {
 	if len(got) >= 3000 {
 		t.Errorf("the background cleaner removed nothing (%d records)", len(got))
 	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// heldFS holds the listing of partition directory t-0 until gate is
+// closed, keeping a store opened in the background from finishing.
+type heldFS struct {
+	vfs.FS
+	gate chan struct{}
+}
+
+func (h heldFS) ReadDir(name string) ([]os.DirEntry, error) {
+	if filepath.Base(name) == "t-0" {
+		<-h.gate
+	}
+	return h.FS.ReadDir(name)
+}
+
+// TestStartStopsWhilePartitionsOpen: the cleaner of a store whose
+// partitions still open in the background cleans nothing yet and stops
+// at once; the store closes once they are open.
+func TestStartStopsWhilePartitionsOpen(t *testing.T) {
+	dir := t.TempDir()
+	st, err := logstore.Open(dir, logstore.Options{NoBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateTopic("t"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	gate := make(chan struct{})
+	st, err = logstore.Open(dir, logstore.Options{NoBackground: true, OpenInBackground: true, FS: heldFS{vfs.Beneath(dir), gate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := compact.Start(st, compact.BackgroundOptions{Backoff: time.Millisecond})
+	time.Sleep(20 * time.Millisecond) // several passes
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cleaner's stop waited for partitions still opening")
+	}
+	if st.Opened() {
+		t.Fatal("Opened while a partition's listing is held")
+	}
+	close(gate)
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}

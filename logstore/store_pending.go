@@ -59,6 +59,19 @@ func (st *Store) waitOpened() {
 // or found unopenable (at once unless Options.OpenInBackground).
 func (st *Store) WaitOpened() { st.waitOpened() }
 
+// Opened reports, without waiting, whether WaitOpened would return at once.
+func (st *Store) Opened() bool {
+	if st.opened == nil {
+		return true
+	}
+	select {
+	case <-st.opened:
+		return true
+	default:
+		return false
+	}
+}
+
 // skipPendingAtClose makes a close of a store opened clean leave the
 // partitions still pending as they are (untouched since the clean
 // shutdown, their checkpoint entries kept); after an unclean open every
