@@ -17,7 +17,8 @@ import (
 	"github.com/partfs/partfs/vfs"
 )
 
-// loadAll opens every partition directory of the data directory.
+// loadAll finds every partition directory of the data directory and opens
+// them, in the background with Options.OpenInBackground.
 func (st *Store) loadAll() error {
 	st.stored = st.readTopicsFile()
 	if err := st.stored.damaged; err != nil {
@@ -64,7 +65,7 @@ func (st *Store) loadAll() error {
 	return nil
 }
 
-// topicLoad is what loadTopics is given for one topic.
+// topicLoad is what publishTopics is given for one topic.
 type topicLoad struct {
 	name      string
 	ns        []int
@@ -72,17 +73,12 @@ type topicLoad struct {
 	brokerErr error
 }
 
-// loadTopic opens the partitions ns of topic name (loadTopics).
+// loadTopic publishes topic name and opens its partitions ns before it
+// returns (publishTopics, openPending).
 func (st *Store) loadTopic(name string, ns []int, broker map[string]string, brokerErr error, cps rootCheckpoints) *topic {
-	return st.loadTopics([]topicLoad{{name, ns, broker, brokerErr}}, cps)[0]
-}
-
-// loadTopics publishes every topic given and opens its partitions,
-// spread over several goroutines (publishTopics, openPending).
-func (st *Store) loadTopics(loads []topicLoad, cps rootCheckpoints) []*topic {
-	topics, pend := st.publishTopics(loads, cps)
+	topics, pend := st.publishTopics([]topicLoad{{name, ns, broker, brokerErr}}, cps)
 	st.openPending(pend)
-	return topics
+	return topics[0]
 }
 
 // publishTopics makes the topics given visible with every partition
