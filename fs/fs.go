@@ -189,15 +189,33 @@ func (f *FS) Close() error {
 	return f.saveAll()
 }
 
+// bulkSaveFrom is how many changed position sidecars make saveAll sync
+// the store's partitions at once (partlog.BulkSyncer) instead of each.
+var bulkSaveFrom = 64
+
 // saveAll saves every changed position sidecar, several partitions at
-// once (each save waits on fsyncs); it returns the first error.
+// once; it returns the first error. With bulkSaveFrom or more to save on
+// a partlog.BulkSyncer, one SyncAll makes every log durable before the
+// sidecars are written unsynced and one more makes those durable;
+// otherwise each save syncs its own log and sidecar.
 func (f *FS) saveAll() error {
 	f.mu.Lock()
-	parts := make([]*part, 0, len(f.parts))
+	var parts []*part
 	for _, p := range f.parts {
-		parts = append(parts, p)
+		if p.ly.Dirty() {
+			parts = append(parts, p)
+		}
 	}
 	f.mu.Unlock()
+	bulk, _ := f.opt.Store.(partlog.BulkSyncer)
+	if len(parts) < bulkSaveFrom {
+		bulk = nil
+	} else if bulk != nil {
+		if err := bulk.SyncAll(); err != nil {
+			f.lg.WithError(err).Warn("syncing every partition at once failed: each position sidecar's save syncs its own log")
+			bulk = nil
+		}
+	}
 	var mu sync.Mutex
 	var first error
 	work := make(chan *part)
@@ -207,7 +225,11 @@ func (f *FS) saveAll() error {
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				if err := p.ly.Save(); err != nil {
+				save := p.ly.Save
+				if bulk != nil {
+					save = p.ly.SaveSynced
+				}
+				if err := save(); err != nil {
 					p.lg.WithError(err).Warn("saving position sidecar failed")
 					mu.Lock()
 					first = cmp.Or(first, err)
@@ -221,6 +243,12 @@ func (f *FS) saveAll() error {
 	}
 	close(work)
 	wg.Wait()
+	if bulk != nil {
+		if err := bulk.SyncAll(); err != nil {
+			f.lg.WithError(err).Warn("syncing the saved position sidecars failed")
+			first = cmp.Or(first, err)
+		}
+	}
 	return first
 }
 

@@ -32,6 +32,16 @@ func (l *Log) LoadSidecar(name string) ([]byte, error) {
 
 // SaveSidecar stores data durably (temp file, fsync, rename, dir fsync).
 func (l *Log) SaveSidecar(name string, data []byte) error {
+	return l.writeSidecar(name, data, vfs.WriteFileDurable)
+}
+
+// WriteSidecar is SaveSidecar without a sync: the sidecar is durable after
+// the store's next SyncAll (partlog.SidecarWriter).
+func (l *Log) WriteSidecar(name string, data []byte) error {
+	return l.writeSidecar(name, data, vfs.WriteFileAtomic)
+}
+
+func (l *Log) writeSidecar(name string, data []byte, write func(vfs.FS, string, []byte) error) error {
 	if l.readOnly {
 		return fmt.Errorf("sidecar %s: %w", name, partlog.ErrReadOnly)
 	}
@@ -39,7 +49,7 @@ func (l *Log) SaveSidecar(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return vfs.WriteFileDurable(l.fs, path, data)
+	return write(l.fs, path, data)
 }
 
 func (l *Log) sidecarPath(name string) (string, error) {

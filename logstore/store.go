@@ -270,6 +270,12 @@ func (st *Store) Log(name string, n int) (*Log, error) {
 // is pending.
 func (st *Store) Logs() []*Log {
 	st.waitOpened()
+	return st.openedLogs()
+}
+
+// openedLogs returns the partitions opened so far, by topic and partition
+// number.
+func (st *Store) openedLogs() []*Log {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var out []*Log
@@ -359,6 +365,33 @@ func (st *Store) closeSyncingAll(logs []*Log) []error {
 	}
 	return append(errs, st.writeCheckpoints())
 }
+
+// SyncAll makes every record appended so far and every sidecar written
+// durable with one sync of the data directory's filesystem, and advances
+// the recovery points to what it made durable (partlog.BulkSyncer). A
+// partition still pending has nothing to sync.
+func (st *Store) SyncAll() error {
+	if st.opt.ReadOnly {
+		return nil
+	}
+	logs := st.openedLogs()
+	ends := make([]int64, len(logs))
+	for i, l := range logs {
+		ends[i] = l.endToSync()
+	}
+	if err := st.all.Sync(); err != nil {
+		return fmt.Errorf("sync the filesystem of %s: %w", st.dir, err)
+	}
+	for i, l := range logs {
+		l.synced(ends[i])
+	}
+	return nil
+}
+
+var (
+	_ partlog.BulkSyncer    = (*Store)(nil)
+	_ partlog.SidecarWriter = (*Log)(nil)
+)
 
 // closeLogs closes every partition's segments.
 func (st *Store) closeLogs() error {

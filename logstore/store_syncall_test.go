@@ -101,3 +101,50 @@ func TestCloseSyncingAll(t *testing.T) {
 
 // smallIndexes keeps the in-memory filesystem's preallocated indexes small.
 var smallIndexes = map[string]string{"segment.index.bytes": "4096"}
+
+// TestSyncAll: records appended and sidecars written (unsynced) before a
+// SyncAll survive a crash after it, the recovery points advance to what it
+// made durable, and a sidecar written after it is found old or new, whole.
+func TestSyncAll(t *testing.T) {
+	mem, c := vfs.NewCrashFS(), newClock()
+	st := openTopics(t, "/data", testOptions(mem, c, smallIndexes), "a", "b")
+	logs := st.Logs()
+	for _, l := range logs {
+		if _, err := l.Append(recs(3, l.dir, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.WriteSidecar("pos", []byte("old "+l.dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.SyncAll(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range logs {
+		if l.recoveryPoint != 3 {
+			t.Errorf("%s: recovery point %d after SyncAll, want 3", l.dir, l.recoveryPoint)
+		}
+		if _, err := l.Append(recs(2, "unsynced", 0)); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.WriteSidecar("pos", []byte("new "+l.dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := mem.Crash()
+	st2, err := Open("/data", testOptions(after, c, smallIndexes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	for _, l := range st2.Logs() {
+		got := readLog(t, l, 0)
+		if len(got) < 3 || got[2].value != l.dir+"-2" {
+			t.Errorf("%s after the crash: %v, want the 3 records synced", l.dir, got)
+		}
+		b, err := l.LoadSidecar("pos")
+		if s := string(b); err != nil || s != "old "+l.dir && s != "new "+l.dir {
+			t.Errorf("%s: sidecar %q, %v: want the old or the new one", l.dir, s, err)
+		}
+	}
+}

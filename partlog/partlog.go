@@ -70,8 +70,9 @@
 //     ErrReadOnly.
 //
 // Optional capabilities are the interfaces LineAppender, SegmentFiler,
-// RewritesUnseen, Refresher and Bounded (of a Log), SegmentFileDuper (of a SegmentFile) and
-// PartitionLister and GroupStore (of a Store); fs/ uses them where a backend has them and
+// RewritesUnseen, Refresher, Bounded and SidecarWriter (of a Log),
+// SegmentFileDuper (of a SegmentFile) and PartitionLister, GroupStore and
+// BulkSyncer (of a Store); fs/ uses them where a backend has them and
 // reaches nothing else of it.
 package partlog
 
@@ -343,6 +344,24 @@ type PartitionLister interface {
 	// ascending (ErrNotFound for no such topic). A partition that exists
 	// but cannot be opened is listed; opening it gives its error.
 	PartitionNumbers(topic string) ([]int, error)
+}
+
+// BulkSyncer is a Store that makes what was written to many partitions
+// durable at once, with one sync of its filesystem rather than one per
+// file: after SyncAll returns nil, every record appended before the call
+// and every sidecar written before it (SaveSidecar or WriteSidecar) is
+// durable. fs/ uses it to save many position sidecars at unmount.
+type BulkSyncer interface {
+	SyncAll() error
+}
+
+// SidecarWriter is a Log of a BulkSyncer store whose sidecars can be
+// written without a sync of their own: WriteSidecar replaces a sidecar
+// as SaveSidecar does (the same names and errors), and after a crash
+// before the store's next SyncAll the old content or the new one is
+// found whole.
+type SidecarWriter interface {
+	WriteSidecar(name string, data []byte) error
 }
 
 // SegmentFiler is a Log whose partition is a directory of Kafka's own files

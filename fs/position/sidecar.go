@@ -126,15 +126,40 @@ func (ly *Layout) load() {
 // positions the sidecar gives others. Records appended between the sync
 // and the snapshot are placed unsynced.
 func (ly *Layout) Save() error {
-	ly.mu.Lock()
-	dirty := ly.dirty
-	ly.mu.Unlock()
-	if !dirty {
+	if !ly.Dirty() {
 		return nil
 	}
 	if err := ly.log.Sync(); err != nil && !errors.Is(err, partlog.ErrReadOnly) {
 		return fmt.Errorf("sync %s-%d before saving %s: %w", ly.log.Topic(), ly.log.Partition(), ly.sidecarName(), err)
 	}
+	return ly.save(ly.log.SaveSidecar)
+}
+
+// SaveSynced is Save for a log whose records were made durable just
+// before, with every other partition's (partlog.BulkSyncer's SyncAll):
+// it syncs nothing, and writes the sidecar without a sync where the log
+// is a partlog.SidecarWriter, for the store's next SyncAll to make
+// durable.
+func (ly *Layout) SaveSynced() error {
+	if !ly.Dirty() {
+		return nil
+	}
+	write := ly.log.SaveSidecar
+	if w, ok := ly.log.(partlog.SidecarWriter); ok {
+		write = w.WriteSidecar
+	}
+	return ly.save(write)
+}
+
+// Dirty reports whether the sidecar is out of date.
+func (ly *Layout) Dirty() bool {
+	ly.mu.Lock()
+	defer ly.mu.Unlock()
+	return ly.dirty
+}
+
+// save writes the sidecar of the layout as it is now with write.
+func (ly *Layout) save(write func(name string, data []byte) error) error {
 	ly.mu.Lock()
 	defer ly.mu.Unlock()
 	release, err := ly.sync()
@@ -145,7 +170,7 @@ func (ly *Layout) Save() error {
 	if _, err := ly.End(Plain); err != nil {
 		return err
 	}
-	if err := ly.log.SaveSidecar(ly.sidecarName(), encodeSidecar(ly.segs)); errors.Is(err, partlog.ErrReadOnly) {
+	if err := write(ly.sidecarName(), encodeSidecar(ly.segs)); errors.Is(err, partlog.ErrReadOnly) {
 		ly.dirty = false // a partition the store never writes (a KRaft metadata log)
 		return nil
 	} else if err != nil {
