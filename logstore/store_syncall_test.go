@@ -3,6 +3,7 @@ package logstore
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -41,8 +42,11 @@ func TestCloseSyncingAll(t *testing.T) {
 	for k := 1; ; k++ {
 		mem, c := vfs.NewCrashFS(), newClock()
 		var after *vfs.CrashFS
+		var mu sync.Mutex // the close works on several goroutines
 		closing, ops := false, 0
 		fs := vfs.NewErrorFS(mem, vfs.InjectorFunc(func(vfs.Op, string) (bool, error) {
+			mu.Lock()
+			defer mu.Unlock()
 			if closing {
 				if ops++; ops == k && after == nil {
 					after = mem.Crash()
