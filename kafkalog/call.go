@@ -32,7 +32,8 @@ func (s *Store) call(w where, op string, fn func(ctx context.Context) error) err
 // callIn is call bounded by a request: its context parent (nil: none)
 // and its deadline (zero: none), which all calls of the request share.
 // A call made when the deadline has passed fails at once with
-// partlog.ErrTimeout and a log line.
+// partlog.ErrTimeout and a log line; one whose parent was canceled (an
+// interrupted request) fails with EINTR and quarantines nothing.
 func (s *Store) callIn(parent context.Context, deadline time.Time, w where, op string, fn func(ctx context.Context) error) error {
 	s.mu.Lock()
 	down, downErr := time.Until(s.downUntil), s.downErr
@@ -42,6 +43,9 @@ func (s *Store) callIn(parent context.Context, deadline time.Time, w where, op s
 	}
 	if parent == nil {
 		parent = context.Background()
+	}
+	if errors.Is(parent.Err(), context.Canceled) {
+		return interrupted(w, op)
 	}
 	limit := time.Now().Add(s.opt.Timeout)
 	if !deadline.IsZero() && deadline.Before(limit) {
@@ -58,6 +62,9 @@ func (s *Store) callIn(parent context.Context, deadline time.Time, w where, op s
 	err := fn(ctx)
 	if err == nil {
 		return nil
+	}
+	if errors.Is(parent.Err(), context.Canceled) {
+		return interrupted(w, op)
 	}
 	if errors.Is(err, partlog.ErrNotFound) || errors.Is(err, partlog.ErrInvalid) {
 		return err // already classified (a missing partition, a refusal)
@@ -81,6 +88,13 @@ func (s *Store) callIn(parent context.Context, deadline time.Time, w where, op s
 	s.opt.Logger.WithFields(logrus.Fields{"broker": w.broker, "topic": w.topic, "partition": w.partition, "op": op,
 		"timeout": s.opt.Timeout.String()}).WithError(err).Warn(msg)
 	return err
+}
+
+// interrupted is the error of a call whose request was interrupted (the
+// kernel interrupts a FUSE request when its caller gets a signal): EINTR,
+// which the caller retries, and no sign that the cluster is down.
+func interrupted(w where, op string) error {
+	return fmt.Errorf("%s: %s: interrupted: %w", w, op, syscall.EINTR)
 }
 
 // unreachable reports whether err says that no broker could be reached

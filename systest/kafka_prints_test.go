@@ -40,8 +40,7 @@ func TestKafkaPrintsDamagedKilled(t *testing.T) {
 	_, addr := kafkaCluster(t)
 	cache := t.TempDir()
 	d := kafkaMount(t, addr, cache)
-	mkTopic(t, d, "t", 2)
-	mkTopic(t, d, "u", 1)
+	d.sh("mkdir t t/1 u")
 	want := seqLines(1, 40000)
 	kcat(t, addr, want, "-P", "-t", "t", "-p", "0")
 	kcat(t, addr, strings.ReplaceAll(seqLines(1, 30000), "\n", "-partition-one\n"), "-P", "-t", "t", "-p", "1")
@@ -117,22 +116,17 @@ func TestKafkaPrintsDamagedKilled(t *testing.T) {
 			symlinkOver(t, p+".tmp", outside)
 		}, stop: true},
 	}
-	st := func(d *daemon) int64 {
-		fi, err := os.Stat(d.path("t", "0", "log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Size()
-	}
-	// exact checks st_size, reads at positions and cat against want
+	// exact checks st_size, reads at positions and cat against want,
+	// with stat, dd and cat
 	exact := func(d *daemon, when string) {
 		t.Helper()
-		if got := st(d); got != int64(len(want)) {
-			t.Fatalf("%s: st_size %d, want %d\n%s", when, got, len(want), tail(d.log.String(), 2000))
+		if got := d.sh("stat -c %s t/0/log"); got != strconv.Itoa(len(want))+"\n" {
+			t.Fatalf("%s: st_size %s, want %d\n%s", when, strings.TrimSpace(got), len(want), tail(d.log.String(), 3000))
 		}
-		for _, p := range []int64{0, int64(len(want)) / 3, int64(len(want)) - 100} {
-			if got := readAt(t, d.path("t", "0", "log"), p, 100); got != want[p:p+100] {
-				t.Fatalf("%s: at %d: %q, want %q", when, p, got, want[p:p+100])
+		for _, p := range []int{0, len(want) / 3, len(want) - 100} {
+			got := d.sh("dd if=t/0/log iflag=skip_bytes,count_bytes skip=" + strconv.Itoa(p) + " count=100 status=none")
+			if got != want[p:p+100] {
+				t.Fatalf("%s: at %d: %q, want %q\n%s", when, p, got, want[p:p+100], tail(d.log.String(), 3000))
 			}
 		}
 		if got := d.sh("cat t/0/log"); got != want {
@@ -172,22 +166,58 @@ func TestKafkaPrintsDamagedKilled(t *testing.T) {
 		}
 	}
 
-	// SIGKILL at points of a clean stop, which saves prints the reads
-	// made or extended (no prints: every read makes them)
-	for i, delay := range []time.Duration{0, time.Millisecond, 3 * time.Millisecond, 10 * time.Millisecond, 30 * time.Millisecond} {
+	// SIGKILL at points of a clean stop, which saves the prints that the
+	// reads made (none before) or extended (records added since): after
+	// delays, and (atTemporary) as soon as the temporary file the save
+	// writes appears
+	const atTemporary = -1
+	n := 40000
+	for i, delay := range []time.Duration{0, 500 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond,
+		2 * time.Millisecond, 2500 * time.Microsecond, 3 * time.Millisecond, 5 * time.Millisecond, atTemporary, atTemporary} {
 		if i%2 == 0 {
 			_ = os.Remove(path)
+		} else {
+			more := seqLines(n+1, n+300)
+			kcat(t, addr, more, "-P", "-t", "t", "-p", "0")
+			want, n = want+more, n+300
 		}
 		d = kafkaMount(t, addr, cache)
+		// the cluster may list the new end a moment after kcat's acknowledgement
+		d.sh(`for i in $(seq 500); do [ "$(sed -n 's/^log_end_offset: //p' t/0/stat)" -ge ` + strconv.Itoa(n) + ` ] && exit 0; sleep 0.02; done; exit 1`)
 		exact(d, "before a kill while saving")
 		_ = d.cmd.Process.Signal(syscall.SIGTERM)
-		time.Sleep(delay)
+		if delay == atTemporary {
+			for end := time.Now().Add(5 * time.Second); d.running() && time.Now().Before(end); {
+				if _, err := os.Lstat(path + ".tmp"); err == nil {
+					break
+				}
+			}
+		}
+		time.Sleep(max(delay, 0))
 		d.kill9()
+		when := "SIGKILL " + delay.String() + " into a stop"
+		if delay == atTemporary {
+			when = "SIGKILL once the temporary file appeared"
+		}
+		t.Logf("%s: %s", when, printsState(path))
 		d = kafkaMount(t, addr, cache)
-		exact(d, "after a SIGKILL "+delay.String()+" into a stop")
+		exact(d, "after a "+when)
 		d.kill9()
 		if d.panicked() {
-			t.Fatalf("after a SIGKILL %s into a stop: panic:\n%s", delay, d.log)
+			t.Fatalf("after a %s: panic:\n%s", when, d.log)
 		}
 	}
+}
+
+// printsState says what a kill left of the prints file at path and its
+// temporary file.
+func printsState(path string) string {
+	state := func(p string) string {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return "none"
+		}
+		return strconv.FormatInt(fi.Size(), 10) + " bytes"
+	}
+	return "prints " + state(path) + ", temporary " + state(path+".tmp")
 }
