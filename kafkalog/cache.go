@@ -16,19 +16,22 @@ import (
 
 // A sidecar is kept in the cache directory as the file
 // <topic>-<partition>.<name>, framed so that a file that is damaged, cut
-// short, or left by another topic of the same name is recognised:
+// short, left by another topic of the same name or copied from another
+// partition is recognised:
 //
-//	"pfkc1\n" topic-id[16] crc32c(topic-id, data)[4] data
+//	"pfkc2\n" topic-id[16] crc32c(topic-id, partition[4], data)[4] data
 //
+// (the partition big-endian; a "pfkc1\n" file, whose sum left the
+// partition out, is discarded as any file not of this partition).
 // The cache directory is reached only through vfs.Beneath: no name leads
 // out of it or through a symbolic link.
 const (
-	cacheMagic   = "pfkc1\n"
+	cacheMagic   = "pfkc2\n"
 	cacheHeader  = len(cacheMagic) + 16 + 4
 	maxCacheFile = 256 << 20
 )
 
-var errCacheFile = errors.New("not a cache file of this partition (damaged, cut short, or of another topic)")
+var errCacheFile = errors.New("not a cache file of this partition (damaged, cut short, or of another topic or partition)")
 
 // sidecarName is where sidecar name of this partition lives in the cache
 // directory.
@@ -45,25 +48,27 @@ func (l *Log) topicID() [16]byte {
 	return [16]byte{}
 }
 
-func frameCache(id [16]byte, data []byte) []byte {
+func frameCache(id [16]byte, part int32, data []byte) []byte {
 	b := make([]byte, 0, cacheHeader+len(data))
 	b = append(append([]byte(cacheMagic), id[:]...), 0, 0, 0, 0)
 	b = append(b, data...)
-	binary.BigEndian.PutUint32(b[len(cacheMagic)+16:], cacheSum(id, data))
+	binary.BigEndian.PutUint32(b[len(cacheMagic)+16:], cacheSum(id, part, data))
 	return b
 }
 
-func cacheSum(id [16]byte, data []byte) uint32 {
-	return crc32.Update(crc32.Checksum(id[:], castagnoli), castagnoli, data)
+func cacheSum(id [16]byte, part int32, data []byte) uint32 {
+	sum := crc32.Update(crc32.Checksum(id[:], castagnoli), castagnoli, binary.BigEndian.AppendUint32(nil, uint32(part)))
+	return crc32.Update(sum, castagnoli, data)
 }
 
-// unframeCache returns the data of a cache file of topic id.
-func unframeCache(id [16]byte, b []byte) ([]byte, error) {
+// unframeCache returns the data of a cache file of partition part of
+// topic id.
+func unframeCache(id [16]byte, part int32, b []byte) ([]byte, error) {
 	if len(b) < cacheHeader || string(b[:len(cacheMagic)]) != cacheMagic || !bytes.Equal(b[len(cacheMagic):len(cacheMagic)+16], id[:]) {
 		return nil, errCacheFile
 	}
 	data := b[cacheHeader:]
-	if binary.BigEndian.Uint32(b[cacheHeader-4:]) != cacheSum(id, data) {
+	if binary.BigEndian.Uint32(b[cacheHeader-4:]) != cacheSum(id, part, data) {
 		return nil, errCacheFile
 	}
 	return data, nil
@@ -79,7 +84,7 @@ func (l *Log) LoadSidecar(name string) ([]byte, error) {
 	path := l.sidecarName(name)
 	b, err := l.readCache(path)
 	if err == nil {
-		b, err = unframeCache(l.topicID(), b)
+		b, err = unframeCache(l.topicID(), l.part, b)
 	}
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
@@ -142,5 +147,5 @@ func checkSidecarName(name string) error {
 
 // saveCache writes data framed as the cache file name of this partition.
 func (l *Log) saveCache(name string, data []byte) error {
-	return vfs.WriteFileDurable(l.s.cache, l.sidecarName(name), frameCache(l.topicID(), data))
+	return vfs.WriteFileDurable(l.s.cache, l.sidecarName(name), frameCache(l.topicID(), l.part, data))
 }

@@ -389,9 +389,9 @@ func segmentsOf(l partlog.Log) []partlog.Segment {
 }
 
 // TestCacheFiles: a sidecar comes back as saved; a cache file that is
-// damaged, cut short, of another topic, a symbolic link or a FIFO is
-// discarded with a log line (ErrNotFound), and saving over a link
-// replaces the link, not what it points to.
+// damaged, cut short, of another topic or partition, a symbolic link or
+// a FIFO is discarded with a log line (ErrNotFound), and saving over a
+// link replaces the link, not what it points to.
 func TestCacheFiles(t *testing.T) {
 	lg := testutil.NewLogger()
 	cache := t.TempDir()
@@ -472,6 +472,20 @@ func TestCacheFiles(t *testing.T) {
 	}
 	if got, err := b.LoadSidecar("pos"); !errors.Is(err, partlog.ErrNotFound) {
 		t.Errorf("topic a's cache file read as topic b's: %q, %v", got, err)
+	}
+	// another partition's file under this partition's name
+	if err := s.AddPartition("a", 1); err != nil {
+		t.Fatal(err)
+	}
+	a1, err := s.Partition("a", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, "a-1.pos"), good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a1.LoadSidecar("pos"); !errors.Is(err, partlog.ErrNotFound) {
+		t.Errorf("partition 0's cache file read as partition 1's: %q, %v", got, err)
 	}
 }
 

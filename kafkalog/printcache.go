@@ -18,7 +18,7 @@ import (
 // The tiles' prints (marks, batch headers and generations) are kept in
 // the cache directory beside the sidecars, as the cache file
 // <topic>-<partition>.tile-prints (framed as a sidecar is: topic ID and
-// CRC), so that a remount knows which tiles it has seen and fs keeps
+// a CRC that covers the partition), so that a remount knows which tiles it has seen and fs keeps
 // what it rendered of them. Format, after printsMagic (varints, signed
 // unless noted):
 //
@@ -155,7 +155,7 @@ func (l *Log) loadPrintsOnce(start, end int64) {
 		return
 	}
 	if err == nil {
-		b, err = unframeCache(l.topicID(), b)
+		b, err = unframeCache(l.topicID(), l.part, b)
 	}
 	var ws []tilePrint
 	var epoch int32

@@ -82,7 +82,7 @@ func rewritePrints(t *testing.T, cache string, id [16]byte, fn func(epoch *int32
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := unframeCache(id, b)
+	data, err := unframeCache(id, 0, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,16 +91,16 @@ func rewritePrints(t *testing.T, cache string, id [16]byte, fn func(epoch *int32
 		t.Fatal(err)
 	}
 	ws = fn(&epoch, &end, ws)
-	if err := os.WriteFile(path, frameCache(id, encodePrints(epoch, end, ws)), 0o600); err != nil {
+	if err := os.WriteFile(path, frameCache(id, 0, encodePrints(epoch, end, ws)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // TestTilePrintsPersist: the tiles' prints survive a remount: the
 // tiles keep their stamps and nothing is fetched to know them. A prints
-// file that is cut short, garbage, a symbolic link, another topic's, of
-// an epoch the cluster does not know, or that saw more than the log holds
-// now is discarded with a log line (every stamp 0); DeleteRecords into
+// file that is cut short, garbage, a symbolic link, another topic's or
+// partition's, of an epoch the cluster does not know, or that saw more
+// than the log holds now is discarded with a log line (every stamp 0); DeleteRecords into
 // tile 1 drops the prints of tiles 0 and 1 only.
 func TestTilePrintsPersist(t *testing.T) {
 	c := cluster(t)
@@ -131,7 +131,8 @@ func TestTilePrintsPersist(t *testing.T) {
 		{"cut short", func() error { return os.WriteFile(path, good[:len(good)-7], 0o600) }},
 		{"garbage", func() error { return os.WriteFile(path, []byte(strings.Repeat("\x93garbage", 40)), 0o600) }},
 		{"a symlink", func() error { _ = os.Remove(path); return os.Symlink(other, path) }},
-		{"another topic's", func() error { return os.WriteFile(path, frameCache([16]byte{1, 2, 3}, good[cacheHeader:]), 0o600) }},
+		{"another topic's", func() error { return os.WriteFile(path, frameCache([16]byte{1, 2, 3}, 0, good[cacheHeader:]), 0o600) }},
+		{"another partition's", func() error { return os.WriteFile(path, frameCache(id, 1, good[cacheHeader:]), 0o600) }},
 		{"of an unknown epoch", func() error {
 			rewritePrints(t, cache, id, func(epoch *int32, _ *int64, ws []tilePrint) []tilePrint { *epoch += 5; return ws })
 			return nil
