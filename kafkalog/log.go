@@ -51,6 +51,7 @@ type logState struct {
 	start   int64               // REQUIRES: mu held; log start offset as of at
 	end     int64               // REQUIRES: mu held; last stable offset (read_committed end) as of at
 	at      time.Time           // REQUIRES: mu held; zero: ask again
+	told    bool                // REQUIRES: mu held; the cluster answered an ask once
 	changed chan struct{}       // REQUIRES: mu held
 	gens    map[int64]int64     // REQUIRES: mu held; tile base -> times an append to it did not land as one run
 	counts  map[int64]tileCount // REQUIRES: mu held; tile base -> records counted (count.go)
@@ -168,7 +169,7 @@ func (l *Log) ask() (int64, int64, error) {
 	if ns != l.start || ne != l.end {
 		l.announce()
 	}
-	l.start, l.end, l.at = ns, max(ne, ns), time.Now()
+	l.start, l.end, l.at, l.told = ns, max(ne, ns), time.Now(), true
 	return l.start, l.end, nil
 }
 
@@ -275,7 +276,12 @@ func (l *Log) Changed() <-chan struct{} {
 // end offset's, as the package doc describes.
 func (l *Log) Segments() ([]partlog.Segment, func()) {
 	start, end := l.offsets()
-	l.loadPrints(start, end)
+	l.mu.Lock()
+	told := l.told
+	l.mu.Unlock()
+	if told { // offsets never told (an interrupted first look) confirm no prints
+		l.loadPrints(start, end)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if k := (snapKey{start, end, l.gen}); k == l.snapKey && l.snap != nil {

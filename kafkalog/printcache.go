@@ -141,8 +141,8 @@ func (w *tilePrint) sound(before []tilePrint) bool {
 }
 
 // loadPrints restores the prints kept by an earlier mount, once, before
-// the first snapshot: only what the cluster confirms (see printsName),
-// with start and end the offsets it has now.
+// the first snapshot of offsets the cluster told: only what the cluster
+// confirms (see printsName), with start and end the offsets it has now.
 func (l *Log) loadPrints(start, end int64) {
 	// a concurrent first look waits: its snapshot must have the stamps
 	l.printsOnce.Do(func() { l.loadPrintsOnce(start, end) })
