@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"os"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/partfs/partfs/fs/position"
+	"github.com/partfs/partfs/internal/parallel"
 	"github.com/partfs/partfs/keyindex"
 	"github.com/partfs/partfs/metrics"
 	"github.com/partfs/partfs/partlog"
@@ -218,31 +218,19 @@ func (f *FS) saveAll() error {
 	}
 	var mu sync.Mutex
 	var first error
-	work := make(chan *part)
-	var wg sync.WaitGroup
-	for range min(len(parts), max(8, 4*runtime.GOMAXPROCS(0))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				save := p.ly.Save
-				if bulk != nil {
-					save = p.ly.SaveSynced
-				}
-				if err := save(); err != nil {
-					p.lg.WithError(err).Warn("saving position sidecar failed")
-					mu.Lock()
-					first = cmp.Or(first, err)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for _, p := range parts {
-		work <- p
-	}
-	close(work)
-	wg.Wait()
+	parallel.Each(len(parts), func(i int) {
+		p := parts[i]
+		save := p.ly.Save
+		if bulk != nil {
+			save = p.ly.SaveSynced
+		}
+		if err := save(); err != nil {
+			p.lg.WithError(err).Warn("saving position sidecar failed")
+			mu.Lock()
+			first = cmp.Or(first, err)
+			mu.Unlock()
+		}
+	})
 	if bulk != nil {
 		if err := bulk.SyncAll(); err != nil {
 			f.lg.WithError(err).Warn("syncing the saved position sidecars failed")
