@@ -269,7 +269,7 @@ func (st *Store) Log(name string, n int) (*Log, error) {
 // Logs returns every partition, by topic and partition number, once none
 // is pending.
 func (st *Store) Logs() []*Log {
-	st.waitOpened()
+	st.WaitOpened()
 	return st.openedLogs()
 }
 
@@ -356,12 +356,9 @@ func (st *Store) closeSyncingAll(logs []*Log) []error {
 		ends[i] = logs[i].endToSync()
 		return errors.Join(logs[i].writeSegmentsSidecar(false), logs[i].close(false))
 	})
-	if err := st.all.Sync(); err != nil {
+	if err := st.syncFilesystem(logs, ends); err != nil {
 		st.logger.WithError(err).Error("sync of the data directory's filesystem failed: no clean shutdown recorded, the next mount recovers every partition")
 		return append(errs, err)
-	}
-	for i, l := range logs {
-		l.synced(ends[i])
 	}
 	return append(errs, st.writeCheckpoints())
 }
@@ -379,6 +376,13 @@ func (st *Store) SyncAll() error {
 	for i, l := range logs {
 		ends[i] = l.endToSync()
 	}
+	return st.syncFilesystem(logs, ends)
+}
+
+// syncFilesystem makes everything written durable with one sync of the
+// data directory's filesystem, then advances each log's recovery point to
+// ends[i], its endToSync taken before the sync.
+func (st *Store) syncFilesystem(logs []*Log, ends []int64) error {
 	if err := st.all.Sync(); err != nil {
 		return fmt.Errorf("sync the filesystem of %s: %w", st.dir, err)
 	}
