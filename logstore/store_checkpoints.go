@@ -75,7 +75,7 @@ func (st *Store) writeCheckpoints() error {
 	if st.opt.ReadOnly {
 		return nil
 	}
-	st.waitOpened()
+	st.WaitOpened()
 	st.cpMu.Lock()
 	defer st.cpMu.Unlock()
 	st.mu.Lock()

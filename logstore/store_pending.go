@@ -23,7 +23,7 @@ type pendingLog struct {
 	cps    rootCheckpoints
 }
 
-// openPending opens the partitions given on partitionWorkers goroutines,
+// openPending opens the partitions given on parallel.Workers goroutines,
 // reporting progress past a second.
 func (st *Store) openPending(pend []*pendingLog) {
 	eachPartition(len(pend), st.opt.Progress, "opening partitions", func(i int) error {
@@ -33,7 +33,7 @@ func (st *Store) openPending(pend []*pendingLog) {
 }
 
 // openInBackground opens the partitions given on other goroutines and
-// returns at once; waitOpened waits for them. Open uses it with
+// returns at once; WaitOpened waits for them. Open uses it with
 // Options.OpenInBackground.
 func (st *Store) openInBackground(pend []*pendingLog) {
 	st.opened = make(chan struct{})
@@ -46,18 +46,15 @@ func (st *Store) openInBackground(pend []*pendingLog) {
 	}()
 }
 
-// waitOpened returns once no partition is pending: what works on every
-// partition (checkpoints, maintenance, close, a topic's configuration)
-// calls it first, never with st.mu held.
-func (st *Store) waitOpened() {
+// WaitOpened returns once every partition found at Open has been opened
+// or found unopenable (at once unless Options.OpenInBackground). What
+// works on every partition (checkpoints, maintenance, close, a topic's
+// configuration) calls it first, never with st.mu held.
+func (st *Store) WaitOpened() {
 	if st.opened != nil {
 		<-st.opened
 	}
 }
-
-// WaitOpened returns once every partition found at Open has been opened
-// or found unopenable (at once unless Options.OpenInBackground).
-func (st *Store) WaitOpened() { st.waitOpened() }
 
 // Opened reports, without waiting, whether WaitOpened would return at once.
 func (st *Store) Opened() bool {
@@ -80,7 +77,7 @@ func (st *Store) skipPendingAtClose() {
 	if st.clean {
 		st.skipPending.Store(true)
 	}
-	st.waitOpened()
+	st.WaitOpened()
 }
 
 // openLog opens p (once) and puts it in its topic's slot, or records why

@@ -169,7 +169,7 @@ func (st *Store) SetTopicConfig(name string, kv []partlog.KV) error {
 	if st.opt.ReadOnly {
 		return fmt.Errorf("config of %q: %w", name, partlog.ErrReadOnly)
 	}
-	st.waitOpened() // a pending partition would open with the old configuration
+	st.WaitOpened() // a pending partition would open with the old configuration
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	t, err := st.topicLocked(name)
